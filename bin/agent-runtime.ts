@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../config/mod.ts'
+import { secretsOf } from '../observability/mod.ts'
+import { createLogger } from '../service/logger.ts'
+import { startService, type Mode } from '../service/start.ts'
+import { SERVICE_VERSION } from '../service/version.ts'
+
+const USAGE = `usage: agent-runtime [dev|gateway|runner|controller] [--config <file>] [--version]
+
+  dev       gateway, in-process bus and a local runner in one process (default)
+  gateway   client surfaces only; reaches runners over NATS (nats.url / NATS_URL)
+  runner    runs agent CLIs for sessions; takes commands over NATS
+  controller  keeps sandbox pods in Kubernetes (warm pool, one pod per session)`
+
+const MODES = new Set<Mode>(['dev', 'gateway', 'runner', 'controller'])
+
+async function main(argv: string[]): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { config: { type: 'string', short: 'c' }, version: { type: 'boolean', short: 'v' }, help: { type: 'boolean', short: 'h' } },
+    })
+  } catch (err) {
+    console.error(`agent-runtime: ${(err as Error).message}\n${USAGE}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.version) {
+    console.log(SERVICE_VERSION)
+    return 0
+  }
+  if (values.help) {
+    console.log(USAGE)
+    return 0
+  }
+  const mode = (positionals[0] ?? 'dev') as Mode
+  if (!MODES.has(mode) || positionals.length > 1) {
+    console.error(`agent-runtime: unknown command "${positionals.join(' ')}"\n${USAGE}`)
+    return 2
+  }
+
+  let config
+  try {
+    config = await loadConfig(values.config)
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message)
+      return err.exitCode
+    }
+    throw err
+  }
+  // Every configured secret is scrubbed from the log lines (observability/redact.ts).
+  const log = createLogger(config.log.level, config.namespace, secretsOf(config, process.env))
+  let service
+  try {
+    service = await startService(mode, config, log)
+  } catch (err) {
+    log.error({ err }, 'agent runtime failed to start')
+    return 1
+  }
+  // The first SIGTERM/SIGINT drains (running turns get server.shutdown_grace); a second one cuts the grace short.
+  const hurry = new AbortController()
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: stopping the running sessions now')
+      hurry.abort()
+      return
+    }
+    stopping = true
+    log.info({ signal }, 'stopping')
+    try {
+      await (service.shutdown ? service.shutdown(hurry.signal) : service.stop())
+    } catch (err) {
+      log.error({ err }, 'shutdown failed')
+      await service.stop().catch(() => {})
+    }
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+  return -1 // keep running
+}
+
+const code = await main(process.argv.slice(2))
+if (code >= 0) process.exit(code)

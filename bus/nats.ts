@@ -1,0 +1,267 @@
+import {
+  ClosedConnectionError,
+  connect,
+  DrainingConnectionError,
+  headers as natsHeaders,
+  RequestError,
+  TimeoutError,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+} from '@nats-io/transport-node'
+import {
+  BusClosedError,
+  BusNoRespondersError,
+  BusTimeoutError,
+  type Bus,
+  type BusMessage,
+  type Headers,
+  type RequestOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus.ts'
+
+/** Wait between reconnect attempts: short, so a restarted server is found again quickly. */
+const RECONNECT_WAIT_MS = 250
+/** How long close() lets pending messages drain before cutting the connection. */
+const CLOSE_DRAIN_MS = 2_000
+
+/** The subset of a pino logger the bus writes to. */
+export interface NatsBusLogger {
+  warn(obj: object, msg: string): void
+  error?(obj: object, msg: string): void
+}
+
+export interface NatsBusOptions {
+  /** The connection name the server shows (`connz`), e.g. `gateway` or `runner-<id>`. */
+  name: string
+  logger?: NatsBusLogger
+}
+
+/** Connection changes worth acting on; NATS's other status events are left out. */
+export type NatsBusStatus =
+  | { type: 'disconnect'; server: string }
+  | { type: 'reconnect'; server: string }
+  | { type: 'error'; error: Error }
+  | { type: 'close' }
+
+const consoleLogger: NatsBusLogger = {
+  warn: (obj, msg) => console.warn(msg, obj),
+  error: (obj, msg) => console.error(msg, obj),
+}
+
+/**
+ * The bus over a NATS server. The connection reconnects forever; while it is
+ * down, publishes are buffered by the client and requests time out.
+ */
+export class NatsBus implements Bus {
+  readonly kind = 'nats'
+  readonly #nc: NatsConnection
+  readonly #log: NatsBusLogger
+  readonly #listeners = new Set<(status: NatsBusStatus) => void>()
+  #connected = true
+  #closing: Promise<void> | undefined
+
+  /** Connects to `url`; rejects at once when no server answers there. */
+  static async connect(url: string, options: NatsBusOptions): Promise<NatsBus> {
+    let nc: NatsConnection
+    try {
+      nc = await connect({
+        servers: url,
+        name: options.name,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: RECONNECT_WAIT_MS,
+        // A wrong URL must fail start-up instead of retrying in the background.
+        waitOnFirstConnect: false,
+      })
+    } catch (err) {
+      throw new Error(`cannot connect to NATS at ${url}`, { cause: err })
+    }
+    return new NatsBus(nc, options.logger ?? consoleLogger)
+  }
+
+  private constructor(nc: NatsConnection, log: NatsBusLogger) {
+    this.#nc = nc
+    this.#log = log
+    this.#watchStatus().catch((err: unknown) => this.#logError({ err }, 'bus status watch failed'))
+  }
+
+  /** The NATS connection itself, for JetStream and key-value clients that share it. */
+  get connection(): NatsConnection {
+    return this.#nc
+  }
+
+  /** Whether the connection is up now (false while reconnecting and after close). */
+  isConnected(): boolean {
+    return this.#connected && !this.#nc.isClosed()
+  }
+
+  /** Calls `listener` on each connection change; returns a function that stops it. */
+  onStatus(listener: (status: NatsBusStatus) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  publish(subject: string, data: string, headers?: Headers): void {
+    if (this.#closing) throw new BusClosedError()
+    this.#guard(() => this.#nc.publish(subject, data, headers ? { headers: toNatsHeaders(headers) } : undefined))
+  }
+
+  subscribe(subject: string, handler: (msg: BusMessage) => void, options: SubscribeOptions = {}): Subscription {
+    if (this.#closing) throw new BusClosedError()
+    const sub = this.#guard(() =>
+      this.#nc.subscribe(subject, {
+        ...(options.queue !== undefined && { queue: options.queue }),
+        callback: (err, msg) => {
+          if (err) {
+            this.#log.warn({ err, subject }, 'bus subscription failed')
+            return
+          }
+          // A throw would unwind into the client's socket reader; keep it here.
+          try {
+            handler(this.#toBusMessage(msg))
+          } catch (err) {
+            this.#logError({ err, subject: msg.subject, pattern: subject }, 'bus handler failed')
+          }
+        },
+      }),
+    )
+    return { unsubscribe: () => sub.unsubscribe() }
+  }
+
+  async request(subject: string, data: string, options: RequestOptions): Promise<BusMessage> {
+    if (this.#closing) throw new BusClosedError()
+    try {
+      const reply = await this.#nc.request(subject, data, {
+        timeout: options.timeoutMs,
+        ...(options.headers && { headers: toNatsHeaders(options.headers) }),
+      })
+      return this.#toBusMessage(reply)
+    } catch (err) {
+      throw this.#toBusError(err, subject, options.timeoutMs)
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.#closing) throw new BusClosedError()
+    try {
+      await this.#nc.flush()
+    } catch (err) {
+      throw this.#toBusError(err)
+    }
+  }
+
+  /** Drains (pending publishes reach the server) when connected, then closes. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
+    if (this.#nc.isClosed()) return
+    if (this.isConnected()) {
+      let timer: NodeJS.Timeout | undefined
+      const drained = this.#nc.drain().then(
+        () => true,
+        () => false,
+      )
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_DRAIN_MS)))
+      await Promise.race([drained, timedOut])
+      clearTimeout(timer)
+    }
+    if (!this.#nc.isClosed()) await this.#nc.close()
+  }
+
+  async #watchStatus(): Promise<void> {
+    for await (const status of this.#nc.status()) {
+      let event: NatsBusStatus | undefined
+      switch (status.type) {
+        case 'disconnect':
+          this.#connected = false
+          this.#log.warn({ server: status.server }, 'bus disconnected')
+          event = { type: 'disconnect', server: status.server }
+          break
+        case 'reconnect':
+          this.#connected = true
+          this.#log.warn({ server: status.server }, 'bus reconnected')
+          event = { type: 'reconnect', server: status.server }
+          break
+        case 'error':
+          this.#log.warn({ err: status.error }, 'bus error')
+          event = { type: 'error', error: status.error }
+          break
+        case 'slowConsumer':
+          // The client drops messages past its pending limit; worth knowing.
+          this.#log.warn({ subject: status.sub.getSubject(), pending: status.pending }, 'bus slow consumer')
+          break
+        case 'close':
+          this.#connected = false
+          event = { type: 'close' }
+          break
+      }
+      if (event) for (const listener of this.#listeners) this.#notify(listener, event)
+    }
+  }
+
+  #notify(listener: (status: NatsBusStatus) => void, event: NatsBusStatus): void {
+    try {
+      listener(event)
+    } catch (err) {
+      this.#logError({ err, status: event.type }, 'bus status listener failed')
+    }
+  }
+
+  #toBusMessage(msg: Msg): BusMessage {
+    const headers = fromNatsHeaders(msg.headers)
+    const respond = (data: string, replyHeaders?: Headers) => {
+      if (!msg.reply) return
+      this.#guard(() => msg.respond(data, replyHeaders ? { headers: toNatsHeaders(replyHeaders) } : undefined))
+    }
+    const data = msg.string()
+    return headers ? { subject: msg.subject, data, headers, respond } : { subject: msg.subject, data, respond }
+  }
+
+  /** Runs a synchronous client call, turning "connection closed" into BusClosedError. */
+  #guard<T>(fn: () => T): T {
+    try {
+      return fn()
+    } catch (err) {
+      throw this.#toBusError(err)
+    }
+  }
+
+  #toBusError(err: unknown, subject?: string, timeoutMs?: number): unknown {
+    if (err instanceof TimeoutError && subject !== undefined && timeoutMs !== undefined) {
+      return new BusTimeoutError(subject, timeoutMs, { cause: err })
+    }
+    if (err instanceof RequestError && err.isNoResponders() && subject !== undefined) {
+      return new BusNoRespondersError(subject, { cause: err })
+    }
+    // A request pending when the connection closes fails with a plain RequestError.
+    if (err instanceof ClosedConnectionError || err instanceof DrainingConnectionError || this.#closing || this.#nc.isClosed()) {
+      return new BusClosedError({ cause: err })
+    }
+    return err
+  }
+
+  #logError(obj: object, msg: string): void {
+    if (this.#log.error) this.#log.error(obj, msg)
+    else this.#log.warn(obj, msg)
+  }
+}
+
+function toNatsHeaders(record: Headers): MsgHdrs {
+  const h = natsHeaders()
+  for (const [key, value] of Object.entries(record)) h.set(key, value)
+  return h
+}
+
+/** The last value of each header; undefined when there are none (as MemoryBus does). */
+function fromNatsHeaders(h: MsgHdrs | undefined): Headers | undefined {
+  if (!h) return undefined
+  const keys = h.keys()
+  if (keys.length === 0) return undefined
+  const record: Headers = {}
+  for (const key of keys) record[key] = h.last(key)
+  return record
+}

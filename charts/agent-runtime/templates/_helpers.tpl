@@ -1,0 +1,132 @@
+{{/* Names and labels. */}}
+{{- define "agent-runtime.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "agent-runtime.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "agent-runtime.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "agent-runtime.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "agent-runtime.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "agent-runtime.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: agent-runtime
+{{- end -}}
+
+{{- define "agent-runtime.image" -}}
+{{- $image := index .root.Values.image .which -}}
+{{- printf "%s:%s" $image.repository (default .root.Chart.AppVersion $image.tag) -}}
+{{- end -}}
+
+{{/* The sandbox pool name: pod names are "<pool>-<10 chars>", so it stays short. */}}
+{{- define "agent-runtime.pool" -}}
+{{- include "agent-runtime.fullname" . | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "agent-runtime.natsUrl" -}}
+{{- if .Values.nats.enabled -}}
+{{- /* The bundled chart's service: its nats.fullname rule. */ -}}
+{{- $svc := ternary .Release.Name (printf "%s-nats" .Release.Name) (contains "nats" .Release.Name) | trunc 63 | trimSuffix "-" -}}
+{{- printf "nats://%s:4222" $svc -}}
+{{- else -}}
+{{- .Values.nats.url -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Container security context shared by every container of the chart. */}}
+{{- define "agent-runtime.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+allowPrivilegeEscalation: false
+privileged: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "agent-runtime.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+fsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/*
+The service configuration (config.yaml) every component reads. What the
+chart decides comes first; .Values.config is merged over it.
+*/}}
+{{- define "agent-runtime.config" -}}
+{{- $fullname := include "agent-runtime.fullname" . -}}
+{{- $sandbox := .Values.sandbox -}}
+{{- $storage := dict "type" $sandbox.storage.type -}}
+{{- if eq $sandbox.storage.type "emptyDir" -}}
+{{- $_ := set $storage "size_limit" $sandbox.storage.sizeLimit -}}
+{{- else if eq $sandbox.storage.type "ephemeral" -}}
+{{- $_ := set $storage "size" $sandbox.storage.size -}}
+{{- if $sandbox.storage.storageClass }}{{ $_ := set $storage "storage_class" $sandbox.storage.storageClass }}{{ end -}}
+{{- else -}}
+{{- $_ := set $storage "claim_name" $sandbox.storage.claimName -}}
+{{- end -}}
+{{- $env := merge (dict "NATS_URL" (include "agent-runtime.natsUrl" .)) $sandbox.env -}}
+{{- $sandboxCfg := dict
+  "image" (include "agent-runtime.image" (dict "root" . "which" "runner"))
+  "image_pull_policy" .Values.image.runner.pullPolicy
+  "config_map" (printf "%s-config" $fullname)
+  "env" $env
+  "resources" $sandbox.resources
+  "service_account_name" (printf "%s-sandbox" $fullname)
+  "termination_grace_period" (printf "%ds" (int $sandbox.terminationGracePeriodSeconds))
+  "storage" $storage
+  "home_size_limit" $sandbox.homeSizeLimit
+  "tmp_size_limit" $sandbox.tmpSizeLimit
+  "node_selector" $sandbox.nodeSelector
+  "tolerations" $sandbox.tolerations
+  "labels" (dict "app.kubernetes.io/instance" .Release.Name "app.kubernetes.io/part-of" "agent-runtime")
+-}}
+{{- $list := list -}}
+{{- range .Values.imagePullSecrets }}{{ $list = append $list .name }}{{ end -}}
+{{- $_ := set $sandboxCfg "image_pull_secrets" $list -}}
+{{- if .Values.secrets.modelApiKey.existingSecret -}}
+{{- $_ := set $sandboxCfg "secret_env" (list (dict "name" "ANTHROPIC_API_KEY" "secret" .Values.secrets.modelApiKey.existingSecret "key" .Values.secrets.modelApiKey.key)) -}}
+{{- end -}}
+{{- if $sandbox.runtimeClassName }}{{ $_ := set $sandboxCfg "runtime_class_name" $sandbox.runtimeClassName }}{{ end -}}
+{{- if gt (int $sandbox.probePort) 0 }}{{ $_ := set $sandboxCfg "readiness" (dict "port" (int $sandbox.probePort) "path" "/health/ready") }}{{ end -}}
+{{- $runner := dict "max_sessions" 1 -}}
+{{- if gt (int $sandbox.probePort) 0 }}{{ $_ := set $runner "http_port" (int $sandbox.probePort) }}{{ end -}}
+{{- $chart := dict
+  "server" (dict "host" "0.0.0.0" "port" (int .Values.gateway.port))
+  "nats" (dict "url" (include "agent-runtime.natsUrl" .) "prefix" .Values.nats.prefix)
+  "session" (dict "work_dir" "/sandbox/sessions" "marker_dir" "/sandbox/markers")
+  "runner" $runner
+  "controller" (dict
+    "pool" (include "agent-runtime.pool" .)
+    "warm_pool" (int $sandbox.warmPool)
+    "max_pods" (int $sandbox.maxPods)
+    "pod_ready_timeout" $sandbox.podReadyTimeout
+    "session_idle_timeout" (toString $sandbox.sessionIdleTimeout)
+    "leader_election" (dict "enabled" .Values.controller.leaderElection "lease_name" (printf "%s-controller" $fullname | trunc 63 | trimSuffix "-"))
+    "sandbox" $sandboxCfg)
+-}}
+{{- toYaml (mustMergeOverwrite $chart (deepCopy .Values.config)) -}}
+{{- end -}}

@@ -1,0 +1,92 @@
+import { z } from 'zod'
+import { ErrorCodes, ServiceError, type ErrorBody, type ErrorCode } from './errors.ts'
+import { RequestId } from './events.ts'
+import { Stats } from './stats.ts'
+
+/**
+ * Commands the gateway sends a runner (request/reply on the session's command
+ * subject, or the control subject for `version`), and the runner's replies.
+ */
+
+/** Session ids: any printable text up to 256 characters. */
+export const SessionId = z.string().min(1).max(256)
+
+export const Commands = {
+  execute: z.object({
+    type: z.literal('execute'),
+    session_id: SessionId,
+    /** Chosen by the gateway; every event of this turn carries it. */
+    turn_id: z.string().min(1),
+    prompt: z.string().min(1),
+    instructions: z.string().optional(),
+    work_dir: z.string().optional(),
+    request_id: RequestId.optional(),
+  }),
+  stop: z.object({
+    type: z.literal('stop'),
+    session_id: SessionId,
+    reason: z.string().optional(),
+    request_id: RequestId.optional(),
+  }),
+  /** Ends the session: stops its work and frees its process; the conversation stays resumable. */
+  close: z.object({ type: z.literal('close'), session_id: SessionId }),
+  stats: z.object({ type: z.literal('stats'), session_id: SessionId }),
+  version: z.object({ type: z.literal('version') }),
+  /** Is this runner alive (sent to its own subject). */
+  ping: z.object({ type: z.literal('ping') }),
+  /** The session's owner seems dead: a live runner takes the session over and ends its lost turn. */
+  recover: z.object({ type: z.literal('recover'), session_id: SessionId }),
+}
+
+export const Command = z.discriminatedUnion('type', [
+  Commands.execute,
+  Commands.stop,
+  Commands.close,
+  Commands.stats,
+  Commands.version,
+  Commands.ping,
+  Commands.recover,
+])
+export type Command = z.output<typeof Command>
+export type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>
+
+/** What each command's successful reply holds. */
+export const Replies = {
+  execute: z.object({ turn_id: z.string(), /** Prompts ahead of this one. */ queued: z.number().int() }),
+  stop: z.object({ stopped: z.boolean() }),
+  close: z.object({ closed: z.boolean() }),
+  stats: z.object({ stats: Stats, busy: z.boolean() }),
+  version: z.object({ version: z.string(), engine: z.string() }),
+  ping: z.object({ runner: z.string() }),
+  recover: z.object({ recovered: z.boolean() }),
+} satisfies Record<Command['type'], z.ZodObject>
+export type ReplyOf<T extends Command['type']> = z.output<(typeof Replies)[T]>
+
+const ErrorReply = z.object({
+  ok: z.literal(false),
+  error: z.object({
+    code: z.enum(Object.keys(ErrorCodes) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+  }),
+})
+
+export function okReply<T extends Command['type']>(_type: T, body: ReplyOf<T>): string {
+  return JSON.stringify({ ok: true, ...body })
+}
+
+export function errorReply(error: ErrorBody): string {
+  return JSON.stringify({ ok: false, error })
+}
+
+/** The reply header naming the runner that answered (and owns the session). */
+export const RUNNER_HEADER = 'runner-id'
+
+/** Decodes a reply; a failed command becomes a thrown ServiceError with its code. */
+export function decodeReply<T extends Command['type']>(type: T, json: string): ReplyOf<T> {
+  const raw = JSON.parse(json) as { ok?: unknown }
+  if (raw.ok === false) {
+    const { error } = ErrorReply.parse(raw)
+    throw new ServiceError(error.code, error.message)
+  }
+  return Replies[type].parse(raw) as ReplyOf<T>
+}

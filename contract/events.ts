@@ -1,0 +1,126 @@
+import { z } from 'zod'
+import { ErrorCodes, type ErrorCode } from './errors.ts'
+import { Stats } from './stats.ts'
+
+/**
+ * The one event registry. A runner publishes these on the session's events
+ * subject; the gateway relays them. Native WebSocket clients receive them as
+ * they are (spec §2.4: `event`, `data`, `session_id`, `stats`, plus the
+ * fields below).
+ */
+
+/** request_id as the client sent it (spec: integer; strings are echoed too). */
+export const RequestId = z.union([z.number(), z.string().max(200)])
+export type RequestId = z.output<typeof RequestId>
+
+const Base = {
+  /** Set on every event about a session (all but `version` and request errors). */
+  session_id: z.string().optional(),
+  /** Per-session sequence, 1, 2, 3 … in publish order; set on every event a runner publishes. */
+  seq: z.number().int().positive().optional(),
+  /** Epoch milliseconds when the runner produced the event. */
+  ts: z.number().optional(),
+  /** The turn (one execute) the event belongs to. */
+  turn_id: z.string().optional(),
+  /** Echo of the request this event answers. */
+  request_id: RequestId.optional(),
+  /** The event was cut to fit the bus's message size (its text ends with a note saying so). */
+  truncated: z.boolean().optional(),
+}
+
+function define<const T extends string, S extends z.ZodRawShape>(event: T, shape: S) {
+  return z.object({ event: z.literal(event), ...Base, ...shape })
+}
+
+const ErrorBody = z.object({
+  code: z.enum(Object.keys(ErrorCodes) as [ErrorCode, ...ErrorCode[]]),
+  message: z.string(),
+})
+
+/** The WAF rule behind a WAF_BLOCKED error (runner/waf/README.md lists the rules). */
+const WafBlock = z.object({
+  rule_id: z.string(),
+  category: z.string(),
+  level: z.enum(['block', 'warn']),
+  /** Why the rule exists; also shown to the agent. */
+  description: z.string(),
+  /** The matched text, secrets masked, at most 160 characters. */
+  excerpt: z.string(),
+  /** The view that matched: `prompt`, `command`, `command_text`, `read_path`, `write_path`, `url`, `content`. */
+  target: z.string(),
+  /** For a tool call: the input field, e.g. `command` or `file_path`. */
+  field: z.string().optional(),
+})
+
+export const Events = {
+  /** The runner took a prompt off the queue and handed it to the CLI. */
+  turn_started: define('turn_started', { data: z.string(), instructions: z.string().optional() }),
+  thinking: define('thinking', { data: z.string(), message_id: z.string().optional() }),
+  tool_use: define('tool_use', {
+    /** The tool's name. */
+    data: z.string(),
+    tool: z.object({ id: z.string(), name: z.string(), input: z.unknown() }),
+    message_id: z.string().optional(),
+  }),
+  tool_result: define('tool_result', {
+    /** The tool's output as text. */
+    data: z.string(),
+    tool: z.object({ id: z.string(), name: z.string().optional() }),
+    is_error: z.boolean(),
+  }),
+  answer: define('answer', { data: z.string(), message_id: z.string().optional() }),
+  completed: define('completed', {
+    /** The session's stats summed over all turns so far. */
+    stats: Stats,
+    /** This turn's own counters. */
+    turn_stats: Stats,
+    /** The CLI's final result text for the turn. */
+    data: z.string().optional(),
+  }),
+  stopped: define('stopped', { data: z.string().optional() }),
+  stats: define('stats', { stats: Stats }),
+  version: define('version', { data: z.string(), engine: z.string() }),
+  error: define('error', {
+    data: z.string(),
+    error: ErrorBody,
+    /** WAF_BLOCKED: the rule that blocked the prompt or the tool call. */
+    waf: WafBlock.optional(),
+    /** Set when one tool call was denied; the turn goes on (see isTurnEnd). */
+    tool: z.object({ id: z.string().optional(), name: z.string(), input: z.unknown().optional() }).optional(),
+  }),
+  /**
+   * Keep-alive pulse (spec §7) the gateway sends a WebSocket client while a
+   * tool_use has no tool_result yet. Not part of the session's sequence: no
+   * `seq`, never on the bus, never replayed.
+   */
+  task_boundary: define('task_boundary', {
+    /** Always `tool running`. */
+    data: z.string(),
+    tool: z.object({ id: z.string(), name: z.string() }),
+    /** Time since the tool_use, by the gateway's clock. */
+    elapsed_ms: z.number().int().nonnegative(),
+  }),
+}
+
+export type EventName = keyof typeof Events
+export type EventOf<N extends EventName> = z.output<(typeof Events)[N]>
+export type ServiceEvent = { [N in EventName]: EventOf<N> }[EventName]
+
+/**
+ * Whether an event ends its turn: `completed`, `stopped`, or an `error` that is
+ * not about one tool call (a WAF-denied tool call is reported as an `error`
+ * with `tool`, and the agent goes on).
+ */
+export function isTurnEnd(event: ServiceEvent): boolean {
+  return event.event === 'completed' || event.event === 'stopped' || (event.event === 'error' && event.tool === undefined)
+}
+
+export const ServiceEventSchema = z.discriminatedUnion(
+  'event',
+  Object.values(Events) as unknown as [(typeof Events)[EventName], ...(typeof Events)[EventName][]],
+)
+
+/** Parses one event off the wire; throws a ZodError naming the bad field. */
+export function parseEvent(json: string): ServiceEvent {
+  return ServiceEventSchema.parse(JSON.parse(json)) as ServiceEvent
+}

@@ -1,0 +1,11 @@
+/** The message contract between gateway and runner: subjects, commands, events, errors. */
+export { subjects, sessionToken } from './subjects.ts'
+export type { Subjects } from './subjects.ts'
+export { Commands, Command, Replies, SessionId, okReply, errorReply, decodeReply, RUNNER_HEADER } from './commands.ts'
+export type { CommandOf, ReplyOf } from './commands.ts'
+export { Events, ServiceEventSchema, parseEvent, isTurnEnd, RequestId } from './events.ts'
+export type { EventName, EventOf, ServiceEvent } from './events.ts'
+export { ErrorCodes, ServiceError, toServiceError, isErrorCode } from './errors.ts'
+export type { ErrorCode, ErrorBody } from './errors.ts'
+export { Stats, emptyStats, addStats } from './stats.ts'
+export { DemandAnswer, DemandRefusal, DemandRequest } from './demand.ts'

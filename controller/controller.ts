@@ -1,0 +1,390 @@
+import os from 'node:os'
+import { randomBytes } from 'node:crypto'
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node'
+import type { Logger } from 'pino'
+import type { Clock } from './clock.ts'
+import type { ControllerConfig } from './config.ts'
+import type { Demand, DemandSource } from './demand.ts'
+import type { SessionEvents } from './events.ts'
+import { apiStatus, isConflict, isNotFound, type KubeApi } from './kube/client.ts'
+import { ANNOTATION, LABEL, poolSelector, sessionLabelValue, MANAGED_BY } from './labels.ts'
+import { LeaderElector } from './lease.ts'
+import { PodInformer } from './pod-informer.ts'
+import { buildSandboxPod, newPodName, type PodPurpose } from './pod-spec.ts'
+import { planReconcile } from './reconcile/plan.ts'
+import { ownerIndex, podView, type Action, type DeleteReason, type DemandAnswer, type World } from './reconcile/view.ts'
+import type { SessionSource } from './sessions.ts'
+
+/** A created pod the watch has not shown yet is forgotten after this (the next list shows the truth). */
+const INFLIGHT_TTL_MS = 60_000
+/** A demand not answered by then is answered INTERNAL (the gateway may ask again). */
+const DEMAND_TTL_MS = 30_000
+/** How long a session failure or release is remembered, so it is sent once. */
+const REPORTED_TTL_MS = 10 * 60_000
+const MAX_BACKOFF_MS = 30_000
+
+export interface ControllerOptions {
+  api: KubeApi
+  config: ControllerConfig
+  sessions: SessionSource
+  demand: DemandSource
+  events: SessionEvents
+  log: Logger
+  clock: Clock
+  /** This replica's name in the lease (the pod name in a cluster). */
+  identity?: string
+  /** Random bytes for pod names (tests make them predictable). */
+  random?: (bytes: number) => Buffer
+}
+
+/** Counters for tests, logs and the benchmark. */
+export interface ControllerStats {
+  passes: number
+  created: number
+  deleted: number
+  assigned: number
+  conflicts: number
+  failures: number
+}
+
+/**
+ * The sandbox controller: while it leads, it reconciles sandbox pods with the
+ * session registry (level-triggered, idempotent: every pass looks at the whole
+ * world and asks only for what differs) and serves demand for cold pods.
+ */
+export class Controller {
+  readonly #o: ControllerOptions
+  readonly #log: Logger
+  readonly #elector: LeaderElector | undefined
+  readonly #informer: PodInformer
+  readonly identity: string
+  readonly stats: ControllerStats = { passes: 0, created: 0, deleted: 0, assigned: 0, conflicts: 0, failures: 0 }
+
+  #leading = false
+  #stopSessions: (() => void) | undefined
+  #stopDemand: (() => void) | undefined
+  #running: Promise<void> | undefined
+  #dirty = false
+  #cancelWake: (() => void) | undefined
+  #wakeAt = Infinity
+  #failures = 0
+  readonly #inflight = new Map<string, { purpose: PodPurpose; at: number }>()
+  readonly #changing = new Map<string, string>()
+  readonly #deletedByUs = new Map<string, { reason: DeleteReason; at: number }>()
+  readonly #reported = new Map<string, number>()
+  readonly #demands = new Map<string, { since: number; waiters: ((answer: DemandAnswer) => void)[] }>()
+  readonly #background = new Set<Promise<unknown>>()
+
+  constructor(options: ControllerOptions) {
+    this.#o = options
+    this.#log = options.log
+    this.identity = options.identity ?? `${os.hostname()}-${randomBytes(3).toString('hex')}`
+    this.#informer = new PodInformer({ api: options.api, selector: poolSelector(options.config.pool), clock: options.clock, log: options.log.child({ part: 'informer' }), onChange: (pod) => this.#podSeen(pod) })
+    const election = options.config.leader_election
+    if (election.enabled) {
+      this.#elector = new LeaderElector({
+        api: options.api,
+        clock: options.clock,
+        log: options.log.child({ part: 'lease' }),
+        name: election.lease_name,
+        identity: this.identity,
+        durationMs: election.lease_duration,
+        renewIntervalMs: election.renew_interval,
+        onStartedLeading: () => void this.#startLeading(),
+        onStoppedLeading: () => this.#stopLeading(),
+      })
+    }
+  }
+
+  get leading(): boolean {
+    return this.#leading
+  }
+
+  get informer(): PodInformer {
+    return this.#informer
+  }
+
+  get elector(): LeaderElector | undefined {
+    return this.#elector
+  }
+
+  /** Starts campaigning (or leads at once when leader election is off). */
+  start(): void {
+    if (this.#elector) this.#elector.start()
+    else void this.#startLeading()
+  }
+
+  async stop(): Promise<void> {
+    await this.#elector?.stop()
+    this.#stopLeading()
+    await this.#running
+    await Promise.allSettled([...this.#background])
+  }
+
+  #podSeen(pod: string | undefined): void {
+    // The watch showed the pod (maybe already deleted): it is no longer on its way.
+    if (pod !== undefined) this.#inflight.delete(pod)
+    this.trigger()
+  }
+
+  /** Asks for a reconcile pass soon; passes never overlap, and triggers during a pass coalesce into one more. */
+  trigger(): void {
+    if (!this.#leading) return
+    if (this.#running) {
+      this.#dirty = true
+      return
+    }
+    this.#running = this.#loop().finally(() => {
+      this.#running = undefined
+      // A trigger after the loop's last look at #dirty, before this callback, must not be lost.
+      if (this.#dirty) this.trigger()
+    })
+  }
+
+  /** Resolves when no pass runs or is due (tests). */
+  async settled(): Promise<void> {
+    while (this.#running) await this.#running
+  }
+
+  /** A session without a warm runner asks for a pod of its own. */
+  requestPod(demand: Demand): Promise<DemandAnswer> {
+    if (!this.#leading) return Promise.resolve({ ok: false, code: 'NOT_LEADER', message: `${this.identity} does not lead` })
+    return new Promise((resolve) => {
+      const pending = this.#demands.get(demand.session_id) ?? { since: this.#o.clock.now(), waiters: [] }
+      pending.waiters.push(resolve)
+      this.#demands.set(demand.session_id, pending)
+      this.trigger()
+    })
+  }
+
+  async #startLeading(): Promise<void> {
+    if (this.#leading) return
+    this.#leading = true
+    this.#log.info({ identity: this.identity }, 'leading: reconciling sandbox pods')
+    this.#stopSessions = this.#o.sessions.watch(() => this.trigger())
+    this.#stopDemand = this.#o.demand.serve((demand) => this.requestPod(demand))
+    await this.#informer.start()
+  }
+
+  #stopLeading(): void {
+    if (!this.#leading) return
+    this.#leading = false
+    this.#log.info({ identity: this.identity }, 'not leading')
+    this.#stopSessions?.()
+    this.#stopDemand?.()
+    this.#informer.stop()
+    this.#cancelWake?.()
+    this.#wakeAt = Infinity
+    for (const [, pending] of this.#demands) for (const resolve of pending.waiters) resolve({ ok: false, code: 'NOT_LEADER', message: 'leadership moved; ask again' })
+    this.#demands.clear()
+    this.#inflight.clear()
+    this.#changing.clear()
+  }
+
+  async #loop(): Promise<void> {
+    do {
+      this.#dirty = false
+      await this.#pass()
+    } while (this.#dirty && this.#leading)
+  }
+
+  async #pass(): Promise<void> {
+    if (!this.#leading || !this.#informer.synced) return
+    const { clock, config } = this.#o
+    let sessions
+    try {
+      sessions = await this.#o.sessions.list()
+    } catch (err) {
+      this.#log.warn({ err }, 'listing sessions failed; retrying')
+      this.#backoff()
+      return
+    }
+    this.stats.passes++
+    const world = this.#world(sessions, clock.now())
+    const plan = planReconcile(world)
+    const results = await Promise.all(plan.actions.map((action) => this.#apply(action, world.now)))
+    if (results.includes(false)) this.#backoff()
+    else this.#failures = 0
+    const next = Math.min(world.now + config.resync_interval, ...plan.wakeAt.map((at) => at + 1))
+    this.#wake(next)
+  }
+
+  #world(list: Awaited<ReturnType<SessionSource['list']>>, now: number): World {
+    const { config } = this.#o
+    const pods = this.#informer.pods()
+    const names = new Set(pods.map((p) => p.metadata!.name!))
+    for (const [name, { at }] of this.#inflight) if (names.has(name) || now - at > INFLIGHT_TTL_MS) this.#inflight.delete(name)
+    for (const name of this.#deletedByUs.keys()) if (!names.has(name)) this.#deletedByUs.delete(name)
+    for (const name of this.#changing.keys()) if (!names.has(name)) this.#changing.delete(name)
+    for (const [key, at] of this.#reported) if (now - at > REPORTED_TTL_MS) this.#reported.delete(key)
+    for (const [sessionId, pending] of this.#demands) {
+      if (now - pending.since < DEMAND_TTL_MS) continue
+      this.#answer(sessionId, { ok: false, code: 'INTERNAL', message: 'no pod could be made in time' })
+    }
+    const views = pods.map((pod) => {
+      const name = pod.metadata!.name!
+      const changingFrom = this.#changing.get(name)
+      if (changingFrom !== undefined && changingFrom !== pod.metadata?.resourceVersion) this.#changing.delete(name)
+      // A delete older than a resync that the pod outlived (no deletionTimestamp, still listed) is tried again.
+      const deleted = this.#deletedByUs.get(name)
+      return podView(pod, { deletedByUs: deleted !== undefined && now - deleted.at < config.resync_interval, changing: this.#changing.has(name) })
+    })
+    return {
+      now,
+      pool: config.pool,
+      limits: {
+        warmPool: config.warm_pool,
+        maxPods: config.max_pods,
+        readyTimeoutMs: config.pod_ready_timeout,
+        idleTimeoutMs: config.session_idle_timeout,
+        claimTimeoutMs: config.claim_timeout,
+      },
+      pods: views,
+      inflight: [...this.#inflight].map(([name, { purpose }]) => ({ name, purpose })),
+      sessions: new Map(list.map((s) => [s.session_id, s])),
+      owners: ownerIndex(list),
+      demands: [...this.#demands.keys()],
+      deletedByUs: new Map([...this.#deletedByUs].map(([name, { reason }]) => [name, reason])),
+    }
+  }
+
+  /** Carries out one action; false when it failed in a way worth a back-off. */
+  async #apply(action: Action, now: number): Promise<boolean> {
+    const { api } = this.#o
+    try {
+      switch (action.kind) {
+        case 'create':
+          return await this.#create(action.purpose, now)
+        case 'assign': {
+          this.#changing.set(action.pod, action.resourceVersion)
+          await api.patchPodMetadata(action.pod, action.resourceVersion, {
+            labels: { [LABEL.state]: 'assigned', [LABEL.session]: sessionLabelValue(action.sessionId) },
+            annotations: { [ANNOTATION.sessionId]: action.sessionId, [ANNOTATION.assignedAt]: String(now), [ANNOTATION.demandFor]: null },
+          })
+          this.stats.assigned++
+          this.#log.info({ pod: action.pod, session_id: action.sessionId }, 'pod assigned to its session')
+          return true
+        }
+        case 'warm':
+          this.#changing.set(action.pod, action.resourceVersion)
+          await api.patchPodMetadata(action.pod, action.resourceVersion, { labels: { [LABEL.state]: 'warm' }, annotations: { [ANNOTATION.demandFor]: null } })
+          return true
+        case 'delete':
+          this.#deletedByUs.set(action.pod, { reason: action.reason, at: now })
+          await api.deletePod(action.pod)
+          this.stats.deleted++
+          this.#log.info({ pod: action.pod, reason: action.reason }, `pod deleted: ${action.message}`)
+          this.#event(action.pod, action.reason, action.message, action.reason === 'Surplus' || action.reason === 'SessionClosed' ? 'Normal' : 'Warning')
+          return true
+        case 'fail': {
+          const key = `fail:${action.sessionId}:${action.pod}`
+          if (this.#reported.has(key)) return true
+          this.#reported.set(key, now)
+          this.stats.failures++
+          this.#log.warn({ session_id: action.sessionId, pod: action.pod, code: action.code }, action.message)
+          this.#event(action.pod, action.code, action.message, 'Warning')
+          await this.#o.events.fail(action.sessionId, action.code, action.message)
+          return true
+        }
+        case 'release': {
+          const key = `release:${action.sessionId}:${action.pod}`
+          if (this.#reported.has(key)) return true
+          this.#reported.set(key, now)
+          await this.#o.events.release(action.sessionId, action.pod)
+          return true
+        }
+        case 'answer':
+          this.#answer(action.sessionId, action.answer)
+          return true
+      }
+    } catch (err) {
+      if (action.kind === 'assign' || action.kind === 'warm') this.#changing.delete(action.pod)
+      if (action.kind === 'delete') this.#deletedByUs.delete(action.pod)
+      if (action.kind === 'fail' || action.kind === 'release') this.#reported.delete(`${action.kind}:${action.sessionId}:${action.pod}`)
+      if (isConflict(err) || isNotFound(err)) {
+        // Stale cache: the watch brings the pod's new version (or its deletion) and triggers the next pass.
+        this.stats.conflicts++
+        this.#log.debug({ action: action.kind, status: apiStatus(err) }, 'stale pod version; the next pass retries')
+        this.#dirtyLater()
+        return true
+      }
+      this.#log.warn({ err, action: action.kind }, 'reconcile action failed')
+      return false
+    }
+  }
+
+  async #create(purpose: PodPurpose, now: number): Promise<boolean> {
+    const { api, config } = this.#o
+    const name = newPodName(config.pool, this.#o.random)
+    this.#inflight.set(name, { purpose, at: now })
+    const pod: V1Pod = buildSandboxPod({ name, pool: config.pool, namespace: api.namespace, settings: config.sandbox, purpose })
+    try {
+      await api.createPod(pod)
+    } catch (err) {
+      this.#inflight.delete(name)
+      if (isConflict(err)) {
+        this.stats.conflicts++
+        this.#dirtyLater()
+        return true
+      }
+      this.#log.warn({ err, pod: name }, 'creating a sandbox pod failed')
+      if (purpose.kind === 'cold') this.#answer(purpose.sessionId, { ok: false, code: 'INTERNAL', message: `creating a pod failed: ${(err as Error).message.split('\n')[0]}` })
+      return false
+    }
+    this.stats.created++
+    this.#log.info({ pod: name, purpose: purpose.kind, ...(purpose.kind === 'cold' && { session_id: purpose.sessionId }) }, 'sandbox pod created')
+    if (purpose.kind === 'cold') this.#answer(purpose.sessionId, { ok: true, pod: name, created: true })
+    return true
+  }
+
+  #answer(sessionId: string, answer: DemandAnswer): void {
+    const pending = this.#demands.get(sessionId)
+    if (pending === undefined) return
+    this.#demands.delete(sessionId)
+    for (const resolve of pending.waiters) resolve(answer)
+  }
+
+  /** A Kubernetes Event on the pod, for `kubectl describe`; failures to record it only get logged. */
+  #event(pod: string, reason: string, message: string, type: 'Normal' | 'Warning'): void {
+    const { api, clock } = this.#o
+    const at = new Date(clock.now())
+    const event: CoreV1Event = {
+      metadata: { name: `${pod}.${randomBytes(6).toString('hex')}`, namespace: api.namespace, labels: { [LABEL.managedBy]: MANAGED_BY } },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod, namespace: api.namespace, uid: this.#informer.get(pod)?.metadata?.uid },
+      reason,
+      message,
+      type,
+      source: { component: MANAGED_BY },
+      reportingComponent: MANAGED_BY,
+      reportingInstance: this.identity,
+      firstTimestamp: at,
+      lastTimestamp: at,
+      count: 1,
+    }
+    const sent = api.createEvent(event).catch((err: unknown) => this.#log.debug({ err }, 'recording an event failed'))
+    this.#background.add(sent)
+    void sent.finally(() => this.#background.delete(sent))
+  }
+
+  /** Another pass after the current one (a conflict: the cache catches up first). */
+  #dirtyLater(): void {
+    this.#wake(this.#o.clock.now() + 50)
+  }
+
+  #backoff(): void {
+    const delay = Math.min(MAX_BACKOFF_MS, 200 * 2 ** this.#failures++)
+    this.#wake(this.#o.clock.now() + delay)
+  }
+
+  /** Schedules a pass at `at` unless one is due sooner. */
+  #wake(at: number): void {
+    if (!this.#leading || at >= this.#wakeAt) return
+    this.#cancelWake?.()
+    this.#wakeAt = at
+    this.#cancelWake = this.#o.clock.after(Math.max(0, at - this.#o.clock.now()), () => {
+      this.#wakeAt = Infinity
+      this.#cancelWake = undefined
+      this.trigger()
+    })
+  }
+}

@@ -1,0 +1,79 @@
+import type { Logger } from 'pino'
+import type { Bus } from '../bus/mod.ts'
+import type { Config } from '../config/mod.ts'
+import { openState } from '../state/mod.ts'
+import { systemClock } from './clock.ts'
+import { Controller } from './controller.ts'
+import { BusDemandSource } from './demand.ts'
+import { publishSessionError } from './bus-session-events.ts'
+import { LogSessionEvents, type SessionEvents } from './events.ts'
+import { ClientNodeKubeApi, type KubeApi } from './kube/client.ts'
+import { loadKubeConfig, resolveNamespace } from './kube/connect.ts'
+import { RegistrySessionEvents, registrySessionSource } from './registry-source.ts'
+import type { SessionSource } from './sessions.ts'
+
+/** What the rest of the service hands the controller mode; each part has a stand-in until it is wired. */
+export interface ControllerWiring {
+  /** The session registry (issue 6: the JetStream KV bucket). */
+  sessions?: SessionSource
+  /** Session errors and owner releases (issue 6: the bus and the registry). */
+  events?: SessionEvents
+  /** A Kubernetes API other than the one KUBECONFIG or the pod's service account names (tests). */
+  api?: KubeApi
+}
+
+/**
+ * `agent-runtime controller`: the sandbox controller, serving demand over the
+ * bus. Without wiring it reads the session registry of `state.*` and releases
+ * owners there; session errors are only logged until `wiring.events` is given.
+ * Closes the bus when stopped.
+ */
+export async function startControllerService(config: Config, bus: Bus, log: Logger, wiring: ControllerWiring = {}): Promise<{ controller: Controller; stop(): Promise<void> }> {
+  const settings = config.controller
+  const logger = log.child({ component: 'controller' })
+  let closeState: (() => Promise<void>) | undefined
+  try {
+    let api = wiring.api
+    if (api === undefined) {
+      const kubeConfig = loadKubeConfig()
+      api = new ClientNodeKubeApi(kubeConfig, resolveNamespace(settings.kube_namespace, kubeConfig))
+    }
+    let sessions = wiring.sessions
+    let events = wiring.events
+    if (sessions === undefined || events === undefined) {
+      const state = await openState(bus, config, logger)
+      closeState = () => state.close()
+      sessions ??= registrySessionSource(state.registry, logger)
+      const logged = new LogSessionEvents(logger)
+      const publish = publishSessionError(bus, state.registry, config.nats.prefix)
+      events ??= new RegistrySessionEvents(state.registry, async (id, code, message) => {
+        await logged.fail(id, code, message)
+        await publish(id, code, message)
+      })
+    }
+    const controller = new Controller({
+      api,
+      config: settings,
+      sessions,
+      demand: new BusDemandSource(bus, config.nats.prefix),
+      events,
+      log: logger,
+      clock: systemClock,
+      ...(process.env.POD_NAME && { identity: process.env.POD_NAME }),
+    })
+    controller.start()
+    log.info({ mode: 'controller', namespace: api.namespace, pool: settings.pool, warm_pool: settings.warm_pool, identity: controller.identity }, 'agent runtime started')
+    return {
+      controller,
+      async stop() {
+        await controller.stop()
+        await closeState?.()
+        await bus.close()
+      },
+    }
+  } catch (err) {
+    await closeState?.().catch(() => {})
+    await bus.close().catch(() => {})
+    throw err
+  }
+}

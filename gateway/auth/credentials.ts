@@ -1,0 +1,78 @@
+import type { ApiKeys } from './keys.ts'
+
+/**
+ * Where a client may put its API key (spec §5.1):
+ *
+ * | surface | carriers |
+ * |---|---|
+ * | REST and SSE | `Authorization: Bearer <key>`, `X-API-Key: <key>` |
+ * | WebSocket handshake | `X-API-Key: <key>`, `?api_key=<key>` |
+ *
+ * Anything else is not a carrier and is ignored (an `Authorization` header
+ * of another scheme, say Basic from a proxy, or `api_key` in a REST query,
+ * which would land in access logs).
+ */
+export type Surface = 'http' | 'websocket'
+export type Carrier = 'authorization' | 'x-api-key' | 'api_key'
+
+export interface Presented {
+  carrier: Carrier
+  value: string
+}
+
+type Headers = Record<string, string | string[] | undefined>
+
+const BEARER = /^Bearer(?:\s+(.*))?$/i
+
+/** Every key value the request presents on the surface's carriers. Pure. */
+export function presentedKeys(surface: Surface, headers: Headers, query: unknown): Presented[] {
+  const found: Presented[] = []
+  const add = (carrier: Carrier, value: string | string[] | undefined) => {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) found.push({ carrier, value: one.trim() })
+  }
+  if (surface === 'http') {
+    const authorization = headers.authorization
+    for (const one of Array.isArray(authorization) ? authorization : authorization === undefined ? [] : [authorization]) {
+      const bearer = BEARER.exec(one.trim())
+      if (bearer) add('authorization', bearer[1] ?? '')
+    }
+  }
+  add('x-api-key', headers['x-api-key'])
+  if (surface === 'websocket' && typeof query === 'object' && query !== null) {
+    const value = (query as Record<string, unknown>).api_key
+    if (typeof value === 'string' || (Array.isArray(value) && value.every((one) => typeof one === 'string'))) add('api_key', value)
+  }
+  return found
+}
+
+export type AuthOutcome =
+  | { ok: true; /** Index of the matched key; -1 when no key is configured. */ key: number }
+  | { ok: false; reason: 'missing' | 'invalid'; carriers: Carrier[] }
+
+/**
+ * The decision, when keys are configured. Precedence when several carriers
+ * are given: every key presented must be a configured key, and at least one
+ * must be presented. A wrong key next to a right one is refused, so a client
+ * (or a proxy adding a header) can never turn a bad credential into access by
+ * adding a good one elsewhere, and mistakes show up at once.
+ */
+export function authenticate(keys: ApiKeys, presented: readonly Presented[]): AuthOutcome {
+  if (!keys.enabled) return { ok: true, key: -1 }
+  if (presented.length === 0) return { ok: false, reason: 'missing', carriers: [] }
+  let key = -1
+  let allValid = true
+  for (const { value } of presented) {
+    // Every value is compared, so the time does not tell which carrier was wrong.
+    const index = keys.match(value)
+    if (index === -1) allValid = false
+    else if (key === -1) key = index
+  }
+  if (!allValid) return { ok: false, reason: 'invalid', carriers: presented.map((one) => one.carrier) }
+  return { ok: true, key }
+}
+
+/** The 401 message: says what to send, never echoes what was sent. */
+export function unauthorizedMessage(surface: Surface, reason: 'missing' | 'invalid'): string {
+  const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key> or X-API-Key: <key>'
+  return reason === 'missing' ? `an API key is required: send it with ${how}` : `the API key is not valid (every key sent with ${how} must be a configured key)`
+}

@@ -1,0 +1,39 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+
+/**
+ * The configured API keys. A presented key is compared with every configured
+ * key, always all of them, as SHA-256 digests with `timingSafeEqual`: the
+ * digests have one fixed length, so neither the key's length nor the position
+ * of the first differing byte shows in the time a comparison takes.
+ */
+export class ApiKeys {
+  readonly #digests: Buffer[]
+
+  constructor(keys: readonly string[]) {
+    this.#digests = [...new Set(keys)].map(digest)
+  }
+
+  /** True when at least one key is configured: requests must then carry one. */
+  get enabled(): boolean {
+    return this.#digests.length > 0
+  }
+
+  get size(): number {
+    return this.#digests.length
+  }
+
+  /** The index of the configured key equal to `candidate`, or -1. Takes the same time whichever key matches, or none. */
+  match(candidate: string): number {
+    const presented = digest(candidate)
+    let found = -1
+    for (const [index, known] of this.#digests.entries()) {
+      // No early exit: every key is compared.
+      if (timingSafeEqual(presented, known) && found === -1) found = index
+    }
+    return found
+  }
+}
+
+function digest(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest()
+}

@@ -1,0 +1,83 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import { ServiceError, toServiceError, type ErrorCode } from '../contract/mod.ts'
+import { RateLimitedError } from './limits/rate-limiter.ts'
+
+/**
+ * HTTP errors of the service's own routes (WebSocket handshake, probes,
+ * metrics, unknown paths) have one body shape, `{code, message}`, with the
+ * status of the code's registry entry. The OpenCode routes keep OpenCode's
+ * `{name, data}` (gateway/opencode/errors.ts) and POST /v1/agent/chat its
+ * `{error: {code, message}}`; all three take their code from here.
+ */
+
+/** fastify's own failures by their `code` (body parsing, content type, size). */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_JSON',
+  FST_ERR_CTP_EMPTY_TYPE: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_TYPE: 'BAD_REQUEST',
+  FST_ERR_VALIDATION: 'BAD_REQUEST',
+}
+
+/** Any failure as a ServiceError, fastify's own included; the original is kept as cause. */
+export function toHttpError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err
+  const fastify = err as Partial<FastifyError> | null
+  const known = typeof fastify?.code === 'string' ? FASTIFY_CODES[fastify.code] : undefined
+  if (known !== undefined) return new ServiceError(known, String(fastify!.message), { cause: err })
+  const status = fastify?.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // JSON.parse failures from content parsers are SyntaxErrors with status 400.
+    const code: ErrorCode = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : err instanceof SyntaxError ? 'BAD_JSON' : 'BAD_REQUEST'
+    return new ServiceError(code, String(fastify!.message), { cause: err })
+  }
+  return toServiceError(err)
+}
+
+/** Sets `Retry-After` (whole seconds) for an error that asks the client to come back. */
+export function retryAfterSeconds(error: ServiceError, defaultMs: number): number | undefined {
+  if (error instanceof RateLimitedError) return Math.max(1, Math.ceil(error.retryAfterMs / 1000))
+  if (error.status === 503 || error.status === 429) return Math.max(1, Math.ceil(defaultMs / 1000))
+  return undefined
+}
+
+/**
+ * The one error handler and not-found handler of the service's routes, and a
+ * `Retry-After` on every 429 and 503 answer of any route (OpenCode's
+ * included) that does not set one itself.
+ */
+export function registerErrorHandling(app: FastifyInstance, options: { log: Logger; retryAfterMs: number }): void {
+  const { log, retryAfterMs } = options
+  app.setErrorHandler((err, request, reply) => sendError(reply, request, toHttpError(err), log, retryAfterMs))
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, request, new ServiceError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), log, retryAfterMs),
+  )
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const status = reply.statusCode
+    if ((status === 503 || status === 429) && !reply.hasHeader('retry-after')) reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))))
+    return payload
+  })
+}
+
+/**
+ * fastify's `frameworkErrors`: failures before routing (a URL whose
+ * percent-encoding is broken) get `{code, message}` too, not fastify's body.
+ */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const failure = new ServiceError('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (bad percent-encoding)' : error.message, { cause: error })
+  void reply.code(failure.status).type('application/json; charset=utf-8').send(failure.toBody())
+}
+
+/** Sends `{code, message}` with the code's status. */
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ServiceError, log: Logger, retryAfterMs: number): FastifyReply {
+  if (error.status >= 500 && error.status !== 503) log.error({ err: error.cause ?? error, method: request.method, route: request.routeOptions.url }, 'request failed')
+  const retry = retryAfterSeconds(error, retryAfterMs)
+  if (retry !== undefined) reply.header('retry-after', String(retry))
+  // A refused WebSocket handshake: the socket is closed after this answer.
+  if (request.ws) reply.header('connection', 'close')
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody())
+}

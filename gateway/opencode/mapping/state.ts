@@ -1,0 +1,71 @@
+import type { IdSource } from '../ids.ts'
+import type { AssistantMessage, MessageWithParts, ModelRef, ToolPart } from '../schemas/message.ts'
+
+/** What a REST prompt asked for, known before its turn starts. */
+export interface TurnPlan {
+  turnId: string
+  userMessageID: string
+  assistantMessageID: string
+  agent: string
+  model: ModelRef
+  system?: string
+}
+
+/** A turn that is expected (planned) or running. */
+export interface TurnState {
+  plan: TurnPlan
+  started: boolean
+  /** Open tool parts by the CLI's tool_use id. */
+  tools: Map<string, ToolPart>
+}
+
+/**
+ * One session's conversation as OpenCode sees it. The mapper owns it: it
+ * replaces messages and parts rather than changing them, so every object
+ * it has put in an event stays as it was when emitted.
+ */
+export interface SessionView {
+  sessionID: string
+  directory: string
+  messages: MessageWithParts[]
+  status: 'idle' | 'busy'
+  turns: Map<string, TurnState>
+}
+
+/** Everything the mapper takes from outside: ids, a clock for events without `ts`, defaults. */
+export interface MapContext {
+  id: IdSource
+  now: () => number
+  defaults: { agent: string; model: ModelRef }
+}
+
+/** How a turn ended, for a client waiting on it. */
+export interface TurnEnd {
+  turnId: string
+  end: 'completed' | 'stopped' | 'error'
+  /** The assistant message with its parts; absent when the turn never started. */
+  message?: { info: AssistantMessage; parts: MessageWithParts['parts'] }
+  /** Set when end is `error`. */
+  error?: { code: string; message: string }
+}
+
+export function newSessionView(sessionID: string, directory: string): SessionView {
+  return { sessionID, directory, messages: [], status: 'idle', turns: new Map() }
+}
+
+/** A plan with the defaults filled in and fresh message ids unless given. */
+export function makePlan(
+  ctx: MapContext,
+  turnId: string,
+  request: { agent?: string | undefined; model?: ModelRef | undefined; system?: string | undefined; messageID?: string | undefined } = {},
+): TurnPlan {
+  const plan: TurnPlan = {
+    turnId,
+    userMessageID: request.messageID ?? ctx.id('msg'),
+    assistantMessageID: ctx.id('msg'),
+    agent: request.agent ?? ctx.defaults.agent,
+    model: request.model ?? ctx.defaults.model,
+  }
+  if (request.system !== undefined) plan.system = request.system
+  return plan
+}

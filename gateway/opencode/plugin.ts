@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { SERVICE_VERSION } from '../../service/version.ts'
+import type { RunnerClient } from '../runner-client.ts'
+import type { SessionHub } from '../session-hub.ts'
+import { EventBroadcast } from './broadcast.ts'
+import { chatRoutes } from './chat-route.ts'
+import { strictJsonBody } from '../json-body.ts'
+import { toNamedError } from './errors.ts'
+import { ascendingIds, type IdSource } from './ids.ts'
+import type { MapContext } from './mapping/state.ts'
+import { MessageStore } from './message-store.ts'
+import { DocumentSessionRegistry, type SessionRegistry } from './registry.ts'
+import { configRoutes } from './routes/config.ts'
+import type { RouteContext } from './routes/context.ts'
+import { eventRoutes } from './routes/events.ts'
+import { promptRoutes } from './routes/prompt.ts'
+import { sessionRoutes } from './routes/session.ts'
+import { DEFAULT_PROJECT } from './session-info.ts'
+import { OpencodeSessions } from './sessions.ts'
+import { HEARTBEAT_MS, SseStreams } from './sse.ts'
+
+/** The provider and model named in messages until the engine reports its model. */
+export const DEFAULT_PROVIDER = 'agent-runtime'
+export const DEFAULT_MODEL = 'default'
+/** OpenCode's default agent name; only recorded in messages. */
+export const DEFAULT_AGENT = 'build'
+
+export interface OpencodeDeps {
+  runners: RunnerClient
+  hub: SessionHub
+  log: Logger
+  /** The sandbox base (`session.work_dir`), to report absolute session directories; relative ones without it. */
+  workBase?: string
+  /** Whether API keys are enforced, for GET /config; default: SERVICE_API_KEY or SERVICE_API_KEYS is set. */
+  auth?: boolean
+  /** Period of `server.heartbeat`; default 10 s. */
+  heartbeatMs?: number
+  /** Where sessions are kept; default in memory. */
+  registry?: SessionRegistry
+  ids?: IdSource
+  now?: () => number
+}
+
+/**
+ * The OpenCode-compatible REST + SSE layer (spec §4.2, §6.2) and the
+ * quick-start chat route, on the gateway's fastify instance. Every route is an
+ * ordinary fastify route, so global hooks (authentication) apply to all.
+ */
+export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps): Promise<void> {
+  const log = deps.log.child({ component: 'opencode' })
+  const ids = deps.ids ?? ascendingIds()
+  const now = deps.now ?? Date.now
+  const heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS
+  const broadcast = new EventBroadcast()
+  const streams = new SseStreams()
+  const ctx: MapContext = { id: ids, now, defaults: { agent: DEFAULT_AGENT, model: { providerID: DEFAULT_PROVIDER, modelID: DEFAULT_MODEL } } }
+  const store = new MessageStore({
+    events: deps.hub,
+    ctx,
+    publish: (payload, directory) => broadcast.publish({ directory, project: DEFAULT_PROJECT, payload }),
+    log,
+  })
+  const sessions = new OpencodeSessions({
+    registry: deps.registry ?? new DocumentSessionRegistry(),
+    store,
+    runners: deps.runners,
+    broadcast,
+    ready: () => deps.hub.ready(),
+    ctx,
+    ids,
+    version: SERVICE_VERSION,
+    workBase: deps.workBase,
+    log,
+  })
+  const context: RouteContext = { sessions, broadcast, streams, ids, heartbeatMs, defaultProvider: DEFAULT_PROVIDER }
+
+  // Open event streams would hold the server's close forever.
+  app.addHook('preClose', async () => streams.closeAll())
+  app.addHook('onClose', async () => store.closeAll())
+
+  await app.register(async (scope) => {
+    acceptEmptyJson(scope)
+    scope.setErrorHandler((err, request, reply) => {
+      const { status, body } = toNamedError(err)
+      if (status >= 500) log.error({ err, url: request.url }, 'OpenCode route failed')
+      return reply.code(status).send(body)
+    })
+    sessionRoutes(scope, context)
+    promptRoutes(scope, context)
+    eventRoutes(scope, context)
+    configRoutes(scope, {
+      runners: deps.runners,
+      version: SERVICE_VERSION,
+      auth: deps.auth ?? Boolean(process.env.SERVICE_API_KEY || process.env.SERVICE_API_KEYS),
+      log,
+    })
+  })
+
+  await app.register(async (scope) => {
+    acceptEmptyJson(scope)
+    chatRoutes(scope, { runners: deps.runners, hub: deps.hub, streams, heartbeatMs, log })
+  })
+}
+
+/**
+ * OpenCode clients send `Content-Type: application/json` with no body (e.g.
+ * `session.create()`); fastify would refuse that. Here an empty body is no
+ * body; otherwise the body must be UTF-8 JSON (gateway/json-body.ts).
+ */
+function acceptEmptyJson(scope: FastifyInstance): void {
+  strictJsonBody(scope, { emptyIsUndefined: true })
+}

@@ -1,0 +1,57 @@
+import { MemoryDocuments, type Documents } from '../../state/mod.ts'
+import type { SessionInfo } from './schemas/session.ts'
+
+/** What the REST layer keeps about a session it created. */
+export interface SessionRecord {
+  info: SessionInfo
+  /** The work_dir the client asked for; every prompt's execute carries it. */
+  work_dir?: string
+}
+
+/**
+ * The gateway's sessions of the REST layer. Narrow and asynchronous so that a
+ * JetStream KV bucket can stand in for the in-memory map (insert = KV create,
+ * update = KV put with the last revision, list = keys + get).
+ */
+export interface SessionRegistry {
+  /** Stores the record unless its id exists; answers the stored record either way. */
+  insert(record: SessionRecord): Promise<{ record: SessionRecord; created: boolean }>
+  get(id: string): Promise<SessionRecord | undefined>
+  list(): Promise<SessionRecord[]>
+  /** Replaces an existing record; false when there is none. */
+  update(record: SessionRecord): Promise<boolean>
+  delete(id: string): Promise<boolean>
+}
+
+/**
+ * The registry over a document bucket: in memory in dev mode, a JetStream
+ * key-value bucket in production, where every gateway sees the same sessions.
+ */
+export class DocumentSessionRegistry implements SessionRegistry {
+  readonly #docs: Documents<SessionRecord>
+
+  constructor(docs: Documents<SessionRecord> = new MemoryDocuments()) {
+    this.#docs = docs
+  }
+
+  async insert(record: SessionRecord): Promise<{ record: SessionRecord; created: boolean }> {
+    const { doc, created } = await this.#docs.insert(record.info.id, record)
+    return { record: doc, created }
+  }
+
+  get(id: string): Promise<SessionRecord | undefined> {
+    return this.#docs.get(id)
+  }
+
+  list(): Promise<SessionRecord[]> {
+    return this.#docs.list()
+  }
+
+  update(record: SessionRecord): Promise<boolean> {
+    return this.#docs.update(record.info.id, record)
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.#docs.delete(id)
+  }
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { RunnerClient } from '../../runner-client.ts'
+import type { ServerConfig } from '../schemas/config.ts'
+
+export interface ConfigDeps {
+  runners: Pick<RunnerClient, 'send'>
+  version: string
+  auth: boolean
+  log: Logger
+}
+
+/** GET /config: version and capability metadata; the engine's version is asked of a runner once. */
+export function configRoutes(app: FastifyInstance, deps: ConfigDeps): void {
+  let engine: { name: string; version: string } | undefined
+  app.get('/config', async (): Promise<ServerConfig> => {
+    if (!engine) {
+      try {
+        const reply = await deps.runners.send({ type: 'version' })
+        engine = { name: reply.engine, version: reply.version }
+      } catch (err) {
+        // No runner yet: answer without the engine rather than fail the client's start-up.
+        deps.log.warn({ err }, 'GET /config: no engine version from a runner')
+      }
+    }
+    return {
+      share: 'disabled',
+      version: deps.version,
+      engines: engine ? [engine] : [],
+      surfaces: {
+        websocket: '/ws/v1/agent',
+        rest: ['/session', '/session/{id}', '/session/{id}/message', '/session/{id}/prompt_async', '/session/{id}/abort', '/session/status'],
+        sse: ['/event', '/global/event'],
+        chat: '/v1/agent/chat',
+      },
+      auth: { enabled: deps.auth, carriers: ['Authorization: Bearer <key>', 'X-API-Key: <key>'] },
+    }
+  })
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { GlobalEnvelope } from '../schemas/event.ts'
+import type { RouteContext } from './context.ts'
+
+/**
+ * The event streams: `/event` sends bare events, `/global/event` their
+ * `{directory, project, payload}` envelopes (spec §6.2). Both start with
+ * `server.connected` and send `server.heartbeat` every 10 s. Every session's
+ * events go to every subscriber; clients pick theirs by `sessionID`.
+ */
+export function eventRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { broadcast, streams, ids, heartbeatMs } = context
+
+  const serve = (wrap: (envelope: GlobalEnvelope) => unknown) => async (_request: unknown, reply: FastifyReply) => {
+    // Server events belong to no directory: their envelope is `{payload}` alone.
+    const server = (type: 'server.connected' | 'server.heartbeat') => wrap({ payload: { id: ids('evt'), type, properties: {} } })
+    const stream = streams.open(reply, { heartbeatMs, heartbeat: (open) => open.send(server('server.heartbeat')) })
+    stream.send(server('server.connected'))
+    const unsubscribe = broadcast.subscribe((envelope) => stream.send(wrap(envelope)))
+    void stream.done.then(unsubscribe)
+    return reply
+  }
+
+  app.get('/event', serve((envelope) => envelope.payload))
+  app.get('/global/event', serve((envelope) => envelope))
+}

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify'
+import { CreateSessionBody, parseBody } from '../schemas/request.ts'
+import type { IdParams, RouteContext } from './context.ts'
+
+/** Session resources: create, list, status, get, delete, abort, messages. */
+export function sessionRoutes(app: FastifyInstance, { sessions }: RouteContext): void {
+  // Flat for OpenCode clients, and under `info` for clients of the spec's shape (§2.1).
+  app.post('/session', async (request) => {
+    const info = await sessions.create(parseBody(CreateSessionBody, request.body))
+    return { ...info, info }
+  })
+
+  app.get('/session', async () => sessions.list())
+
+  app.get('/session/status', async () => sessions.statuses())
+
+  app.get<IdParams>('/session/:id', async (request) => (await sessions.get(request.params.id)).info)
+
+  app.delete<IdParams>('/session/:id', async (request) => sessions.delete(request.params.id))
+
+  app.post<IdParams>('/session/:id/abort', async (request) => sessions.abort(request.params.id))
+
+  app.get<IdParams & { Querystring: { limit?: string } }>('/session/:id/message', async (request) => {
+    await sessions.get(request.params.id)
+    const messages = sessions.messages(request.params.id)
+    const limit = Number(request.query.limit)
+    return Number.isInteger(limit) && limit > 0 ? messages.slice(-limit) : messages
+  })
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod'
+
+/**
+ * GET /config (spec §2.8): the server's version and what it offers. OpenCode
+ * clients read `share` (`opencode run` shares the session when it is "auto").
+ * Nothing secret goes here: no keys, no paths, no environment.
+ */
+export const ServerConfig = z.object({
+  share: z.literal('disabled'),
+  version: z.string(),
+  engines: z.array(z.object({ name: z.string(), version: z.string() })),
+  surfaces: z.object({
+    websocket: z.string(),
+    rest: z.array(z.string()),
+    sse: z.array(z.string()),
+    chat: z.string(),
+  }),
+  auth: z.object({ enabled: z.boolean(), carriers: z.array(z.string()) }),
+})
+export type ServerConfig = z.output<typeof ServerConfig>

@@ -1,0 +1,59 @@
+import { z } from 'zod'
+import { ServiceError, SessionId } from '../../../contract/mod.ts'
+
+/**
+ * Request bodies of the REST layer. Each accepts both the spec's shape and
+ * OpenCode's; fields neither uses are let through and ignored, as OpenCode
+ * clients send more than this service acts on (permission, tools, variant…).
+ */
+
+/** POST /session: spec §4.2 (`session_id`, `work_dir`) and OpenCode's (`title`, …); may be empty. */
+export const CreateSessionBody = z.looseObject({
+  session_id: SessionId.optional(),
+  work_dir: z.string().optional(),
+  title: z.string().max(1000).optional(),
+})
+export type CreateSessionBody = z.output<typeof CreateSessionBody>
+
+/** A part of an OpenCode prompt; only `text` parts carry prompt text here. */
+export const PromptPartInput = z.looseObject({ type: z.string(), text: z.string().optional() })
+
+/** POST /session/{id}/message and /prompt_async: spec §2.5 and OpenCode's prompt body in one. */
+export const PromptBody = z.looseObject({
+  // spec §2.5
+  prompt: z.string().optional(),
+  system_prompt: z.string().optional(),
+  // OpenCode
+  parts: z.array(PromptPartInput).optional(),
+  system: z.string().optional(),
+  messageID: z.string().optional(),
+  noReply: z.boolean().optional(),
+  // both
+  agent: z.string().optional(),
+  model: z.union([z.string(), z.looseObject({ providerID: z.string(), modelID: z.string() })]).optional(),
+})
+export type PromptBody = z.output<typeof PromptBody>
+
+/** POST /v1/agent/chat (spec §2.5 variant): one message, one turn. */
+export const ChatBody = z.looseObject({
+  session_id: SessionId.optional(),
+  message: z.string().min(1, 'must be a non-empty string'),
+  system_prompt: z.string().optional(),
+  instructions: z.string().optional(),
+  work_dir: z.string().optional(),
+})
+export type ChatBody = z.output<typeof ChatBody>
+
+/** Validates a body (`undefined` counts as `{}`); the error names the field that is wrong. */
+export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const body = raw === undefined || raw === null || raw === '' ? {} : raw
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ServiceError('BAD_REQUEST', 'the body must be a JSON object')
+  }
+  const result = schema.safeParse(body)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]!
+  const field = issue.path.join('.') || 'body'
+  const missing = issue.code === 'invalid_type' && issue.input === undefined
+  throw new ServiceError('BAD_REQUEST', missing ? `field "${field}" is required` : `field "${field}": ${issue.message}`)
+}

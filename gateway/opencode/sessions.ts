@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import { ServiceError, toServiceError } from '../../contract/mod.ts'
+import type { RunnerClient } from '../runner-client.ts'
+import type { EventBroadcast } from './broadcast.ts'
+import { sessionNotFound } from './errors.ts'
+import type { IdSource } from './ids.ts'
+import { makePlan, type MapContext, type TurnEnd, type TurnPlan } from './mapping/state.ts'
+import type { MessageStore } from './message-store.ts'
+import type { PromptInput } from './prompt-input.ts'
+import type { SessionRecord, SessionRegistry } from './registry.ts'
+import type { CreateSessionBody } from './schemas/request.ts'
+import type { SessionInfo } from './schemas/session.ts'
+import { DEFAULT_PROJECT, directoryFor, newSessionInfo } from './session-info.ts'
+
+export interface SessionsDeps {
+  registry: SessionRegistry
+  store: MessageStore
+  runners: Pick<RunnerClient, 'send'>
+  broadcast: EventBroadcast
+  /** Makes the subscriptions done so far active (SessionHub.ready). */
+  ready: () => Promise<void>
+  ctx: MapContext
+  ids: IdSource
+  version: string
+  workBase?: string | undefined
+  log: Logger
+}
+
+/** A prompt that was accepted: its turn, its user message, and the turn's end to come. */
+export interface AcceptedPrompt {
+  turnId: string
+  plan: TurnPlan
+  ended: Promise<TurnEnd>
+}
+
+/** The REST layer's sessions: the registry, the message store and the runner commands together. */
+export class OpencodeSessions {
+  readonly #deps: SessionsDeps
+
+  constructor(deps: SessionsDeps) {
+    this.#deps = deps
+  }
+
+  /** Creates a session, or answers the existing one when `session_id` names it (a client regaining its session). */
+  async create(body: CreateSessionBody): Promise<SessionInfo> {
+    const { registry, ctx, ids, version, workBase } = this.#deps
+    const id = body.session_id ?? ids('ses')
+    const record: SessionRecord = {
+      info: newSessionInfo({ id, directory: directoryFor(workBase, id, body.work_dir), title: body.title, now: ctx.now(), version }),
+    }
+    if (body.work_dir !== undefined) record.work_dir = body.work_dir
+    const { record: stored, created } = await registry.insert(record)
+    if (!created && body.work_dir !== undefined && body.work_dir !== stored.work_dir) {
+      throw new ServiceError('WORK_DIR_MISMATCH', `session ${id} exists with work_dir ${JSON.stringify(stored.work_dir ?? null)}; work_dir must stay the same within a session`)
+    }
+    await this.#open(stored)
+    if (created) {
+      this.#deps.log.info({ session_id: id, work_dir: body.work_dir }, 'session created')
+      this.#publish('session.created', stored.info)
+    }
+    return stored.info
+  }
+
+  /** The session's record; SESSION_NOT_FOUND when there is none. */
+  async get(id: string): Promise<SessionRecord> {
+    const record = await this.#deps.registry.get(id)
+    if (!record) throw sessionNotFound(id)
+    await this.#open(record)
+    return record
+  }
+
+  /** Every session, most recently updated first. */
+  async list(): Promise<SessionInfo[]> {
+    const records = await this.#deps.registry.list()
+    return records.map((record) => record.info).sort((a, b) => b.time.updated - a.time.updated)
+  }
+
+  /** Ends the session's work, frees its CLI process, forgets it. */
+  async delete(id: string): Promise<true> {
+    const record = await this.get(id)
+    await this.#deps.runners.send({ type: 'close', session_id: id })
+    await this.#deps.registry.delete(id)
+    this.#deps.store.close(id)
+    this.#deps.log.info({ session_id: id }, 'session deleted')
+    this.#publish('session.deleted', record.info)
+    return true
+  }
+
+  /** Stops the running turn and drops the queued ones. */
+  async abort(id: string): Promise<true> {
+    await this.get(id)
+    await this.#deps.runners.send({ type: 'stop', session_id: id, reason: 'aborted by the client' })
+    return true
+  }
+
+  /** Starts a turn. Resolves once the runner accepted it; `ended` settles when it ends. */
+  async prompt(id: string, input: PromptInput): Promise<AcceptedPrompt> {
+    const { store, runners, ctx } = this.#deps
+    const record = await this.get(id)
+    const turnId = `turn_${randomUUID()}`
+    const plan = makePlan(ctx, turnId, { agent: input.agent, model: input.model, system: input.instructions, messageID: input.messageID })
+    const ended = store.plan(id, plan)
+    try {
+      await runners.send({
+        type: 'execute',
+        session_id: id,
+        turn_id: turnId,
+        prompt: input.text,
+        ...(input.instructions !== undefined && { instructions: input.instructions }),
+        ...(record.work_dir !== undefined && { work_dir: record.work_dir }),
+      })
+    } catch (err) {
+      store.drop(id, turnId, toServiceError(err).toBody())
+      throw err
+    }
+    await this.#touch(record)
+    return { turnId, plan, ended }
+  }
+
+  messages(id: string) {
+    return this.#deps.store.messages(id)
+  }
+
+  /** The status of every session. */
+  async statuses(): Promise<Record<string, { type: 'idle' | 'busy' }>> {
+    const statuses: Record<string, { type: 'idle' | 'busy' }> = {}
+    for (const record of await this.#deps.registry.list()) statuses[record.info.id] = { type: this.#deps.store.status(record.info.id) }
+    return statuses
+  }
+
+  async #open(record: SessionRecord): Promise<void> {
+    if (this.#deps.store.has(record.info.id)) return
+    await this.#deps.store.open(record.info.id, record.info.directory)
+    await this.#deps.ready()
+  }
+
+  async #touch(record: SessionRecord): Promise<void> {
+    const info = { ...record.info, time: { ...record.info.time, updated: this.#deps.ctx.now() } }
+    if (await this.#deps.registry.update({ ...record, info })) this.#publish('session.updated', info)
+  }
+
+  #publish(type: 'session.created' | 'session.updated' | 'session.deleted', info: SessionInfo): void {
+    this.#deps.broadcast.publish({
+      directory: info.directory,
+      project: DEFAULT_PROJECT,
+      payload: { id: this.#deps.ids('evt'), type, properties: { sessionID: info.id, info } },
+    })
+  }
+}

@@ -1,0 +1,141 @@
+import websocket from '@fastify/websocket'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Bus } from '../bus/mod.ts'
+import { ServiceError } from '../contract/mod.ts'
+import type { GatewayObservability } from '../observability/mod.ts'
+import type { Lifecycle } from '../service/lifecycle.ts'
+import { MemoryRegistry, type EventLog, type RunnerLeases, type SessionRegistry, type State } from '../state/mod.ts'
+import { AuthConfigSchema, type AuthConfig } from './auth/config.ts'
+import { registerChat, type ChatConfig } from './chat/mod.ts'
+import { frameworkError } from './errors.ts'
+import { registerGuard, WS_PATH } from './guard.ts'
+import { strictJsonBody } from './json-body.ts'
+import { keepAlive } from './keepalive/ping.ts'
+import { TaskPulse } from './keepalive/task-pulse.ts'
+import { ActiveSessions } from './limits/active-sessions.ts'
+import { AdmittingRunnerClient } from './limits/admission.ts'
+import { hardFrameLimit, LimitsConfigSchema, type LimitsConfig } from './limits/config.ts'
+import { SessionHub } from './session-hub.ts'
+import { registerSessionEvents } from './session-events.ts'
+import { TurnWatchdog } from './turn-watchdog.ts'
+import { Connection } from './ws/connection.ts'
+import { DocumentSessionRegistry, registerOpencode } from './opencode/mod.ts'
+
+export interface GatewayOptions {
+  bus: Bus
+  subjectPrefix: string
+  requestTimeoutMs: number
+  log: Logger
+  /** The sandbox base directory (absolute), so REST answers can name a session's directory. */
+  workBase?: string | undefined
+  /** The `chat` config section; its routes are registered when enabled. */
+  chat?: ChatConfig | undefined
+  /** The service's lifecycle: while it drains, new turns and streams are refused (service/lifecycle.ts). */
+  lifecycle?: Lifecycle | undefined
+  /** API keys, origins, limits and keep-alive; default: no keys, default limits. */
+  security?: SecurityOptions | undefined
+  /** Probes, /metrics and request timing (observability/). */
+  observability?: GatewayObservability | undefined
+  /** The session registry (owners, for recovery), the event log (replay) and document buckets; default: a registry of its own, no replay. */
+  state?: { registry: SessionRegistry; leases?: RunnerLeases | undefined; events?: EventLog | undefined; documents?: State['documents'] } | undefined
+}
+
+/** The `auth` and `limits` sections, the keep-alive periods of `server`, and the bind address. */
+export interface SecurityOptions {
+  auth: AuthConfig
+  limits: LimitsConfig
+  /** WebSocket ping period (0 = none). */
+  pingIntervalMs: number
+  /** task_boundary pulse period (0 = none). */
+  taskPulseMs: number
+  /** Bind address, for the warning of a service open to the network. */
+  host?: string | undefined
+  /** The rate limiter's clock (tests). */
+  now?: () => number
+}
+
+const DEFAULT_SECURITY: SecurityOptions = { auth: AuthConfigSchema.parse({}), limits: LimitsConfigSchema.parse({}), pingIntervalMs: 30_000, taskPulseMs: 30_000 }
+
+/** How often the owners of running turns this gateway follows are checked for life. */
+const OWNER_CHECK_MS = 1_000
+
+/** How long clients get to answer the close of a shutdown before their sockets are cut. */
+const WS_CLOSE_WAIT_MS = 1_000
+/** How long requests still in flight at close may take before their connections are cut. */
+const FORCE_CLOSE_MS = 2_000
+
+/** The gateway's HTTP server with every client surface registered. */
+export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
+  const { bus, log } = options
+  const security = options.security ?? DEFAULT_SECURITY
+  const app = Fastify({
+    loggerInstance: log.child({ component: 'http' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Session ids in paths may be up to 256 characters.
+    routerOptions: { maxParamLength: 300 },
+    bodyLimit: security.limits.max_body,
+    frameworkErrors: frameworkError,
+  })
+  const state = options.state ?? { registry: new MemoryRegistry() }
+  const hub = new SessionHub(bus, options.subjectPrefix, log, state.events)
+  const active = new ActiveSessions(security.limits.max_active_sessions, (sessionId, listener) => hub.attach(sessionId, listener))
+  const runners = new AdmittingRunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases).admitting(active, options.lifecycle)
+  options.lifecycle?.addWork(() => active.count)
+  const watchdog = new TurnWatchdog(hub, runners, OWNER_CHECK_MS, log.child({ component: 'watchdog' }))
+  app.addHook('onClose', async () => watchdog.stop())
+  await app.register(websocket, {
+    // Frames over limits.max_frame are answered with an error event; only far bigger ones make `ws` close with 1009.
+    options: { maxPayload: hardFrameLimit(security.limits.max_frame) },
+    preClose(done) {
+      const clients = [...this.websocketServer.clients]
+      for (const client of clients) client.close(1001, 'server shutting down')
+      setTimeout(() => clients.forEach((client) => client.terminate()), WS_CLOSE_WAIT_MS).unref()
+      this.websocketServer.close(() => done())
+    },
+  })
+  // A request still waiting on a turn (a blocking prompt, say) must not hold the close for ever.
+  app.addHook('preClose', async () => void setTimeout(() => app.server.closeAllConnections(), FORCE_CLOSE_MS).unref())
+  // After the websocket plugin (its onRequest hook marks upgrade requests, so a refused handshake's socket is closed)
+  // and before every route, so that the guard's hook and error handling cover them all.
+  const guard = registerGuard(app, { ...security, log, lifecycle: options.lifecycle })
+  strictJsonBody(app)
+  options.observability?.register(app)
+
+  app.route<{ Querystring: { session_id?: string; last_seq?: string } }>({
+    method: 'GET',
+    url: WS_PATH,
+    handler: async () => {
+      throw new ServiceError('UPGRADE_REQUIRED', `${WS_PATH} speaks WebSocket: send an Upgrade: websocket request`)
+    },
+    wsHandler: (socket, request) => {
+      const sessionId = typeof request.query.session_id === 'string' && request.query.session_id !== '' ? request.query.session_id : undefined
+      const lastSeq = typeof request.query.last_seq === 'string' && /^\d{1,15}$/.test(request.query.last_seq) ? Number(request.query.last_seq) : undefined
+      keepAlive(socket, security.pingIntervalMs)
+      new Connection(
+        socket,
+        {
+          runners,
+          hub,
+          log: log.child({ component: 'ws' }),
+          admitFrame: guard.frames(request),
+          ...(options.observability && { observeRequest: options.observability.wsRequest }),
+          ...(security.taskPulseMs > 0 && { pulses: (send) => new TaskPulse(send, security.taskPulseMs) }),
+        },
+        sessionId,
+        lastSeq,
+      )
+    },
+  })
+  if (options.chat?.enabled) await app.register(registerChat, { settings: options.chat, runners, hub, log })
+  await registerOpencode(app, {
+    runners,
+    hub,
+    log,
+    workBase: options.workBase,
+    auth: guard.keys.enabled,
+    ...(state.documents && { registry: new DocumentSessionRegistry(await state.documents('opencode')) }),
+  })
+  registerSessionEvents(app, hub)
+  return app
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify'
+import { ServiceError, SessionId } from '../contract/mod.ts'
+import { HEARTBEAT_MS, SseStreams } from './opencode/sse.ts'
+import type { SessionHub } from './session-hub.ts'
+import { isClientVisible } from './ws/dialect.ts'
+
+/**
+ * `GET /v1/sessions/{id}/events`: one session's native events as SSE, each
+ * with `id: <seq>`. A client that reconnects with `Last-Event-ID` (or
+ * `?last_seq=`) gets what it missed, then the live events, each once.
+ */
+export function registerSessionEvents(app: FastifyInstance, hub: SessionHub): void {
+  const streams = new SseStreams()
+  app.addHook('preClose', async () => streams.closeAll())
+  app.get<{ Params: { id: string }; Querystring: { last_seq?: string } }>('/v1/sessions/:id/events', async (request, reply) => {
+    const sessionId = SessionId.safeParse(request.params.id)
+    if (!sessionId.success) throw new ServiceError('BAD_REQUEST', 'the session id must be 1 to 256 characters')
+    const resumeFrom = request.headers['last-event-id'] ?? request.query.last_seq
+    let afterSeq: number | undefined
+    if (resumeFrom !== undefined) {
+      if (typeof resumeFrom !== 'string' || !/^\d{1,15}$/.test(resumeFrom)) throw new ServiceError('BAD_REQUEST', 'Last-Event-ID (or last_seq) must be an event sequence number')
+      afterSeq = Number(resumeFrom)
+    }
+    const stream = streams.open(reply, { heartbeatMs: HEARTBEAT_MS, heartbeat: (s) => s.comment('heartbeat') })
+    stream.comment(`session ${sessionId.data}`)
+    const detach = hub.attach(
+      sessionId.data,
+      (event, json) => {
+        if (isClientVisible(event)) stream.sendJson(json, event.seq === undefined ? undefined : String(event.seq))
+      },
+      { afterSeq },
+    )
+    void stream.done.then(detach)
+    return reply
+  })
+}

@@ -1,0 +1,111 @@
+import type { Logger } from 'pino'
+import type { Bus, Subscription } from '../bus/mod.ts'
+import { isTurnEnd, parseEvent, subjects, type ServiceEvent, type Subjects } from '../contract/mod.ts'
+import type { EventLog } from '../state/mod.ts'
+import { Follower, type EventListener } from './follower.ts'
+
+export type { EventListener } from './follower.ts'
+
+/** How often a missing event is looked for in the event log, and when it is given up on. */
+const GAP_RETRY_MS = 200
+const GAP_GIVE_UP_MS = 30_000
+
+export interface AttachOptions {
+  /** Replay the stored events after this sequence first (a client resuming where it was). */
+  afterSeq?: number | undefined
+  /** Called once that replay was delivered. */
+  onReplayed?: (() => void) | undefined
+}
+
+interface Entry {
+  subscription: Subscription
+  followers: Set<Follower>
+  /** The turn running now, as far as the events tell. */
+  turnInFlight?: string | undefined
+}
+
+/**
+ * Fans session events out to the surfaces attached to them. One bus
+ * subscription per session, shared by every follower, dropped with the last
+ * one; each follower gets every event once and in order (gateway/follower.ts).
+ */
+export class SessionHub {
+  readonly #bus: Bus
+  readonly #subjects: Subjects
+  readonly #log: Logger
+  readonly #events: EventLog | undefined
+  readonly #sessions = new Map<string, Entry>()
+
+  constructor(bus: Bus, subjectPrefix: string, log: Logger, events?: EventLog) {
+    this.#bus = bus
+    this.#subjects = subjects(subjectPrefix)
+    this.#log = log
+    this.#events = events
+  }
+
+  /** Starts delivering the session's events to `listener`; returns the detach function. */
+  attach(sessionId: string, listener: EventListener, options: AttachOptions = {}): () => void {
+    let entry = this.#sessions.get(sessionId)
+    if (!entry) {
+      const created: Entry = { followers: new Set(), subscription: this.#bus.subscribe(this.#subjects.events(sessionId), (msg) => this.#onMessage(sessionId, created, msg.data)) }
+      entry = created
+      this.#sessions.set(sessionId, entry)
+    }
+    const events = this.#events
+    const attached = entry
+    const follower = new Follower({
+      // What the followers deliver (replayed or live) says whether a turn runs.
+      listener: (event, json, replayed) => {
+        trackTurn(attached, event)
+        listener(event, json, replayed)
+      },
+      afterSeq: options.afterSeq,
+      read: events && ((after) => events.read(sessionId, after)),
+      retryMs: GAP_RETRY_MS,
+      giveUpMs: GAP_GIVE_UP_MS,
+      onSkip: (from, to) => this.#log.warn({ session_id: sessionId, from, to }, 'events no longer stored were skipped'),
+      onReadError: (err) => this.#log.warn({ session_id: sessionId, err }, 'cannot read the event log'),
+      onReplayed: options.onReplayed,
+    })
+    entry.followers.add(follower)
+    return () => {
+      follower.close()
+      attached.followers.delete(follower)
+      if (attached.followers.size === 0 && this.#sessions.get(sessionId) === attached) {
+        attached.subscription.unsubscribe()
+        this.#sessions.delete(sessionId)
+      }
+    }
+  }
+
+  /** Has the session's followers look for missed events when they heard nothing for `quietMs`. */
+  catchUp(sessionId: string, quietMs: number): void {
+    for (const follower of this.#sessions.get(sessionId)?.followers ?? []) follower.catchUp(quietMs)
+  }
+
+  /** Sessions followed here whose latest events show a turn still running. */
+  sessionsWithTurnInFlight(): string[] {
+    return [...this.#sessions].filter(([, entry]) => entry.turnInFlight !== undefined).map(([id]) => id)
+  }
+
+  /** Resolves once the subscriptions made so far are active on the server. */
+  ready(): Promise<void> {
+    return this.#bus.flush()
+  }
+
+  #onMessage(sessionId: string, entry: Entry, data: string): void {
+    let event: ServiceEvent
+    try {
+      event = parseEvent(data)
+    } catch (err) {
+      this.#log.error({ session_id: sessionId, err }, 'dropped a malformed event from the bus')
+      return
+    }
+    for (const follower of entry.followers) follower.offer(event, data)
+  }
+}
+
+function trackTurn(entry: Entry, event: ServiceEvent): void {
+  if (event.event === 'turn_started') entry.turnInFlight = event.turn_id
+  else if (isTurnEnd(event) && event.turn_id === entry.turnInFlight) entry.turnInFlight = undefined
+}

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { WebSocket } from 'ws'
+import { toServiceError, type ErrorBody, type RequestId, type ServiceEvent } from '../../contract/mod.ts'
+import { frameBytes, type FrameAdmission } from '../limits/frame-admission.ts'
+import type { RunnerClient } from '../runner-client.ts'
+import type { SessionHub } from '../session-hub.ts'
+import { isClientVisible, serverConnected, toQuickstart, type Dialect } from './dialect.ts'
+import { frameRequestId, parseFrame, type ClientFrame } from './frames.ts'
+
+export interface ConnectionDeps {
+  runners: RunnerClient
+  hub: SessionHub
+  log: Logger
+  /** Reads a frame or refuses it (size, rate; gateway/guard.ts): a refusal is an `error` event, the connection stays open. */
+  admitFrame?: FrameAdmission
+  /** Times each request frame (type, HTTP-like status, seconds) for service_request_duration_seconds. */
+  observeRequest?: (type: string, status: number, seconds: number) => void
+  /** Keep-alive pulses (gateway/keepalive/task-pulse.ts): sees every event delivered, may send `task_boundary` events. */
+  pulses?: (send: (event: ServiceEvent) => void) => { observe(event: ServiceEvent): void; close(): void }
+}
+
+/** The quick-start dialect's session, set by `session_start`. */
+interface QuickstartSession {
+  session_id: string
+  work_dir?: string | undefined
+  instructions?: string | undefined
+}
+
+/**
+ * One client on /ws/v1/agent. It receives the events of every session it has
+ * named; a session outlives the connection, so a client that reconnects and
+ * names the session again sees the rest of a running turn.
+ */
+export class Connection {
+  readonly #socket: WebSocket
+  readonly #deps: ConnectionDeps
+  readonly #attached = new Map<string, () => void>()
+  /** The last frame in handling, per session (see #inOrder). */
+  readonly #ordered = new Map<string, Promise<void>>()
+  #dialect: Dialect = 'native'
+  #quickstart: QuickstartSession | undefined
+  readonly #pulses: { observe(event: ServiceEvent): void; close(): void } | undefined
+
+  constructor(socket: WebSocket, deps: ConnectionDeps, initialSession?: string, lastSeq?: number) {
+    this.#socket = socket
+    this.#deps = deps
+    this.#pulses = deps.pulses?.((event) => this.#sendEvent(event))
+    socket.on('message', (data, isBinary) => {
+      const refused = deps.admitFrame?.(frameBytes(data))
+      if (refused) return this.#sendError(refused, undefined)
+      void this.#onFrame(isBinary ? null : data.toString())
+    })
+    socket.on('close', () => {
+      this.#detachAll()
+      this.#pulses?.close()
+    })
+    socket.send(serverConnected(`evt_${randomUUID()}`))
+    if (initialSession !== undefined) this.#attach(initialSession, lastSeq)
+  }
+
+  async #onFrame(text: string | null): Promise<void> {
+    let raw: unknown
+    try {
+      if (text === null) throw new SyntaxError('binary frames are not accepted; send JSON text')
+      raw = JSON.parse(text)
+    } catch (err) {
+      this.#sendError({ code: 'BAD_JSON', message: `frame is not valid JSON: ${(err as Error).message}` }, undefined)
+      return
+    }
+    const requestId = frameRequestId(raw)
+    const started = performance.now()
+    let type = 'invalid'
+    let status = 200
+    try {
+      const frame = parseFrame(raw)
+      type = frame.type
+      await this.#inOrder(orderKey(frame), () => this.#handle(frame))
+    } catch (err) {
+      const error = toServiceError(err)
+      status = error.status
+      if (error.code === 'INTERNAL') this.#deps.log.error({ err }, 'websocket request failed')
+      this.#sendError(error.toBody(), requestId, (raw as { session_id?: unknown } | null)?.session_id)
+    }
+    this.#deps.observeRequest?.(type, status, (performance.now() - started) / 1000)
+  }
+
+  /**
+   * Runs the frames of one session one after another, in the order the client sent them
+   * (an execute, then a stop, must reach the runner in that order); other sessions do not wait.
+   */
+  #inOrder(key: string | undefined, handle: () => Promise<void>): Promise<void> {
+    if (key === undefined) return handle()
+    const handled = (this.#ordered.get(key) ?? Promise.resolve()).then(handle)
+    const settled = handled.catch(() => {})
+    this.#ordered.set(key, settled)
+    void settled.then(() => {
+      if (this.#ordered.get(key) === settled) this.#ordered.delete(key)
+    })
+    return handled
+  }
+
+  async #handle(frame: ClientFrame): Promise<void> {
+    const { runners } = this.#deps
+    switch (frame.type) {
+      case 'execute': {
+        const sessionId = frame.session_id ?? randomUUID()
+        this.#attach(sessionId, frame.last_seq)
+        await this.#execute(sessionId, frame.prompt, frame.instructions, frame.work_dir, frame.request_id)
+        return
+      }
+      case 'session_start':
+        this.#dialect = 'quickstart'
+        this.#quickstart = { session_id: frame.session_id ?? randomUUID(), work_dir: frame.work_dir, instructions: frame.instructions }
+        this.#attach(this.#quickstart.session_id, frame.last_seq)
+        return
+      case 'attach':
+        this.#attach(frame.session_id, frame.last_seq)
+        return
+      case 'prompt': {
+        this.#dialect = 'quickstart'
+        // A prompt with no session_start first gets a session of its own.
+        this.#quickstart ??= { session_id: randomUUID() }
+        const { session_id, instructions, work_dir } = this.#quickstart
+        await this.#execute(session_id, frame.content, instructions, work_dir, frame.request_id)
+        return
+      }
+      case 'stop':
+        this.#attach(frame.session_id)
+        await runners.send({ type: 'stop', session_id: frame.session_id, reason: frame.reason, request_id: frame.request_id })
+        return
+      case 'stats': {
+        this.#attach(frame.session_id)
+        const reply = await runners.send({ type: 'stats', session_id: frame.session_id })
+        this.#sendEvent(withRequestId({ event: 'stats', session_id: frame.session_id, stats: reply.stats }, frame.request_id))
+        return
+      }
+      case 'version': {
+        const reply = await runners.send({ type: 'version' })
+        this.#sendEvent(withRequestId({ event: 'version', data: reply.version, engine: reply.engine }, frame.request_id))
+        return
+      }
+    }
+  }
+
+  async #execute(
+    sessionId: string,
+    prompt: string,
+    instructions: string | undefined,
+    workDir: string | undefined,
+    requestId: RequestId | undefined,
+  ): Promise<void> {
+    this.#attach(sessionId)
+    await this.#deps.runners.send({
+      type: 'execute',
+      session_id: sessionId,
+      turn_id: `turn_${randomUUID()}`,
+      prompt,
+      ...(instructions !== undefined && { instructions }),
+      ...(workDir !== undefined && { work_dir: workDir }),
+      ...(requestId !== undefined && { request_id: requestId }),
+    })
+  }
+
+  /** Follows the session (once per connection); with `lastSeq`, what came after it is replayed first. */
+  #attach(sessionId: string, lastSeq?: number): void {
+    if (this.#attached.has(sessionId)) return
+    this.#attached.set(
+      sessionId,
+      this.#deps.hub.attach(
+        sessionId,
+        (event, json) => {
+          if (!isClientVisible(event)) return
+          this.#deliver(event, json)
+          this.#pulses?.observe(event)
+        },
+        { afterSeq: lastSeq },
+      ),
+    )
+  }
+
+  #detachAll(): void {
+    for (const detach of this.#attached.values()) detach()
+    this.#attached.clear()
+  }
+
+  #deliver(event: ServiceEvent, json: string): void {
+    if (this.#socket.readyState !== this.#socket.OPEN) return
+    this.#socket.send(this.#dialect === 'native' ? json : JSON.stringify(toQuickstart(event)))
+  }
+
+  #sendEvent(event: ServiceEvent): void {
+    this.#deliver(event, JSON.stringify(event))
+  }
+
+  #sendError(error: ErrorBody, requestId: RequestId | undefined, sessionId?: unknown): void {
+    const event: ServiceEvent = { event: 'error', data: error.message, error }
+    if (typeof sessionId === 'string') event.session_id = sessionId
+    this.#sendEvent(withRequestId(event, requestId))
+  }
+}
+
+function withRequestId<E extends ServiceEvent>(event: E, requestId: RequestId | undefined): E {
+  if (requestId !== undefined) event.request_id = requestId
+  return event
+}
+
+/** Which frames must keep their order: those of one session; the quick-start dialect's frames all share one. */
+function orderKey(frame: ClientFrame): string | undefined {
+  if (frame.type === 'session_start' || frame.type === 'prompt') return 'quickstart'
+  if (frame.type === 'version') return undefined
+  return frame.session_id === undefined ? undefined : `session:${frame.session_id}`
+}

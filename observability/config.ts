@@ -1,0 +1,28 @@
+import { z } from 'zod'
+
+/**
+ * Config keys of observability. `otel` is a section of its own; the runner's
+ * probe and metrics port is one key of the `runner` section.
+ */
+
+/** The `otel` section: OpenTelemetry traces. Env: OTEL_ENDPOINT, OTEL_SERVICE_NAME, OTEL_SAMPLING_RATE. */
+export const OtelConfigSchema = z.strictObject({
+  /**
+   * The collector's OTLP/HTTP address, `host:port` (a URL with a scheme and
+   * path is taken as it is). Unset: no tracing, and no tracing code is loaded.
+   */
+  endpoint: z.string().min(1).optional(),
+  /** `service.name` of the traces. */
+  service_name: z.string().min(1).default('agent-runtime'),
+  /** Share of traces kept, 0 to 1 (1.0 = all); a runner follows the gateway's decision. The env gives it as text. */
+  sampling_rate: z.coerce.number().min(0).max(1).default(1),
+})
+
+export type OtelConfig = z.output<typeof OtelConfigSchema>
+
+/**
+ * `runner.http_port`: in runner mode, the port of a small HTTP server for
+ * /health, /health/ready, /health/live and /metrics (0 = any free port).
+ * Unset: no server. Env: RUNNER_HTTP_PORT.
+ */
+export const RunnerHttpPort = z.number().int().min(0).max(65535).optional()

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify'
+import type { Metrics } from './metrics.ts'
+import type { Readiness } from './readiness.ts'
+import { formatUptime } from './uptime.ts'
+
+export interface HealthRoutesOptions {
+  readiness: Readiness
+  metrics: Metrics
+  /** The service's version (package.json). */
+  version: string
+  /** Epoch ms when the service started, for `uptime`. */
+  startedAt: number
+}
+
+const Checks = {
+  type: 'object',
+  properties: { engine: { type: 'boolean' }, pool: { type: 'boolean' } },
+  required: ['engine', 'pool'],
+} as const
+
+const ReadyBody = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['ready', 'not_ready', 'draining'] }, checks: Checks },
+  required: ['status', 'checks'],
+} as const
+
+/**
+ * The probes and the metrics endpoint (spec §4.1), on the gateway's server
+ * or the runner's own:
+ * - GET /health → 200 `{status: "healthy", version, uptime}` while the process serves;
+ * - GET /health/live → 200 `{status: "alive"}` while the process serves;
+ * - GET /health/ready → `{status, checks: {engine, pool}}`: 200 when both
+ *   checks pass, 503 when one fails (`not_ready`) or the service drains (`draining`);
+ * - GET /metrics → the Prometheus text format.
+ */
+export function registerHealthRoutes(app: FastifyInstance, options: HealthRoutesOptions): void {
+  const { readiness, metrics } = options
+  app.get(
+    '/health',
+    {
+      schema: {
+        response: {
+          200: {
+            type: 'object',
+            properties: { status: { type: 'string' }, version: { type: 'string' }, uptime: { type: 'string' } },
+            required: ['status', 'version', 'uptime'],
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
+      return { status: 'healthy', version: options.version, uptime: formatUptime(Date.now() - options.startedAt) }
+    },
+  )
+  app.get(
+    '/health/live',
+    { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } } } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
+      return { status: 'alive' }
+    },
+  )
+  app.get('/health/ready', { schema: { response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
+    const state = await readiness.state()
+    reply.header('cache-control', 'no-store')
+    return reply.code(state.ready ? 200 : 503).send({ status: state.status, checks: state.checks })
+  })
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('cache-control', 'no-store').type(metrics.contentType)
+    return metrics.render()
+  })
+}

@@ -1,0 +1,65 @@
+import type { Logger } from 'pino'
+import type { Headers } from '../bus/mod.ts'
+import { ErrorCodes, isErrorCode, isTurnEnd, type Command, type ErrorBody, type ServiceEvent } from '../contract/mod.ts'
+import type { DangerBlock } from './danger-block.ts'
+import type { Metrics } from './metrics.ts'
+import type { TurnSpans } from './turn-spans.ts'
+
+/**
+ * What the runner tells observability: each command it takes (with the bus
+ * message's headers, which carry the trace context), each command it refuses,
+ * each event it publishes, and each WAF block. Calls never throw.
+ */
+export interface RunnerObserver {
+  command(command: Command, headers: Headers | undefined): void
+  commandFailed(command: Command, error: ErrorBody): void
+  event(event: ServiceEvent): void
+  /** For the WAF integration: a prompt or tool call was blocked. */
+  dangerBlocked(block: DangerBlock): void
+}
+
+export interface RunnerObserverDeps {
+  metrics: Metrics
+  /** Absent when tracing is off. */
+  spans?: TurnSpans | undefined
+  log: Logger
+}
+
+/** Metrics, spans and the failed-turn log line from the runner's own stream of commands and events. */
+export function createRunnerObserver({ metrics, spans, log }: RunnerObserverDeps): RunnerObserver {
+  const guard = (what: string, fn: () => void) => {
+    try {
+      fn()
+    } catch (err) {
+      log.warn({ err, what }, 'observability hook failed')
+    }
+  }
+  return {
+    command: (command, headers) => {
+      if (spans) guard('command', () => spans.command(command, headers))
+    },
+    commandFailed: (command, error) => {
+      if (spans) guard('commandFailed', () => spans.commandFailed(command, error))
+    },
+    event: (event) => {
+      guard('event', () => {
+        if (event.event === 'tool_use') metrics.toolInvoked(event.tool.name)
+        else if (event.event === 'error' && event.session_id !== undefined) {
+          metrics.sessionError(event.error.code)
+          // spec §6.3: error for an execution failure, warn for what the client can fix or retry.
+          const failure = isErrorCode(event.error.code) && ErrorCodes[event.error.code].status >= 500
+          const context = { session_id: event.session_id, turn_id: event.turn_id, code: event.error.code, err_message: event.error.message, tool: event.tool?.name }
+          log[failure ? 'error' : 'warn'](context, isTurnEnd(event) ? 'turn failed' : 'tool call refused')
+        }
+        spans?.event(event)
+      })
+    },
+    dangerBlocked: (block) => {
+      guard('dangerBlocked', () => {
+        metrics.dangerBlocked(block.category)
+        log.warn({ session_id: block.session_id, turn_id: block.turn_id, category: block.category, rule_id: block.rule_id, tool: block.tool_name }, 'WAF blocked an operation')
+        spans?.dangerBlocked(block)
+      })
+    },
+  }
+}

@@ -1,0 +1,124 @@
+import type { Logger } from 'pino'
+import type { Bus } from '../bus/mod.ts'
+import type { Config } from '../config/mod.ts'
+import type { Engine } from '../runner/engine/engine.ts'
+import type { BlockedTool } from '../runner/waf/guard.ts'
+import type { WafMatch } from '../runner/waf/matcher.ts'
+import { SERVICE_VERSION } from '../service/version.ts'
+import type { GatewayObservability } from './gateway-observability.ts'
+import { registerHealthRoutes } from './health-routes.ts'
+import { meterEngine } from './metered-engine.ts'
+import { Metrics } from './metrics.ts'
+import { busReadiness, Readiness, runnerReadiness } from './readiness.ts'
+import { recordRequestDurations, wsRoute } from './request-metrics.ts'
+import { startRunnerHttp } from './runner-http.ts'
+import { createRunnerObserver, type RunnerObserver } from './runner-observer.ts'
+import { TracedBus } from './traced-bus.ts'
+import { startTracing, type Tracing } from './tracing.ts'
+import { TurnSpans } from './turn-spans.ts'
+
+/** The WebSocket route, for the labels of WebSocket requests. */
+const WS_PATH = '/ws/v1/agent'
+
+export interface ObservabilityOptions {
+  mode: 'dev' | 'gateway' | 'runner'
+  config: Config
+  log: Logger
+  /** The service's bus as it is: readiness pings go on it untraced. */
+  bus: Bus
+  /** True once the service drains (service/lifecycle.ts): readiness turns 503. */
+  draining?: (() => boolean) | undefined
+}
+
+/** Metrics, traces and probes of one started service (see README, Observability). */
+export interface Observability {
+  readonly metrics: Metrics
+  /** Undefined when tracing is off. */
+  readonly tracing: Tracing | undefined
+  /** Runner: the engine, counting sessions as their CLI processes start and exit. */
+  meterEngine(engine: Engine): Engine
+  /** Runner: the hooks it calls for each command and event. */
+  readonly runnerObserver: RunnerObserver
+  /** Runner WAF: its `onBlock` listener (runner/waf/guard.ts); counts the block and records its span. */
+  onWafBlock(match: WafMatch, sessionId: string, tool?: BlockedTool): void
+  /** Gateway: the bus to send commands on (carrying the trace context when tracing is on). */
+  gatewayBus(bus: Bus): Bus
+  /** Gateway: probes, /metrics, request timing. */
+  readonly gateway: GatewayObservability
+  /** Runner mode: starts the runner's probe and metrics server when `runner.http_port` is set; its address. */
+  serveRunner(): Promise<string | undefined>
+  /** Ends open spans, exports them, closes the runner's server. */
+  stop(): Promise<void>
+}
+
+export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
+  const { mode, config, log, bus } = options
+  const startedAt = Date.now()
+  const metrics = new Metrics()
+  const tracing = await startTracing(config.otel, { version: SERVICE_VERSION, namespace: config.namespace, mode }, log)
+  const spans = tracing && mode !== 'gateway' ? new TurnSpans(tracing, config.namespace) : undefined
+  const runnerObserver = createRunnerObserver({ metrics, spans, log: log.child({ component: 'runner' }) })
+  let engine: Engine | undefined
+  let readiness: Readiness | undefined
+  const readinessFor = () =>
+    (readiness ??= new Readiness(
+      mode === 'runner'
+        ? engine
+          ? runnerReadiness(engine, bus)
+          : async () => ({ engine: false, pool: false })
+        : busReadiness(bus, config.nats.prefix),
+      { draining: options.draining },
+    ))
+  const routes = { metrics, version: SERVICE_VERSION, startedAt }
+  let runnerHttp: { close(): Promise<void> } | undefined
+
+  return {
+    metrics,
+    tracing,
+    meterEngine(inner) {
+      engine = inner
+      return meterEngine(inner, metrics)
+    },
+    runnerObserver,
+    onWafBlock(match, sessionId, tool) {
+      runnerObserver.dangerBlocked({
+        session_id: sessionId,
+        category: match.category,
+        rule_id: match.rule_id,
+        operation: match.excerpt,
+        tool_id: tool?.id,
+        tool_name: tool?.name,
+      })
+    },
+    gatewayBus: (inner) => (tracing ? new TracedBus(inner, tracing, config.namespace) : inner),
+    gateway: {
+      register(app) {
+        recordRequestDurations(app, metrics)
+        registerHealthRoutes(app, { ...routes, readiness: readinessFor() })
+      },
+      wsRequest(type, status, seconds) {
+        metrics.requestDone('WS', wsRoute(WS_PATH, type), status, seconds)
+      },
+    },
+    async serveRunner() {
+      const port = config.runner.http_port
+      if (port === undefined) return undefined
+      const server = await startRunnerHttp({
+        port,
+        host: config.server.host,
+        log,
+        register(app) {
+          recordRequestDurations(app, metrics)
+          registerHealthRoutes(app, { ...routes, readiness: readinessFor() })
+        },
+      })
+      runnerHttp = server.app
+      return server.address
+    },
+    async stop() {
+      await runnerHttp?.close()
+      spans?.endAll()
+      await tracing?.shutdown()
+    },
+  }
+}

@@ -1,0 +1,47 @@
+import type { EngineStartOptions } from '../engine.ts'
+import { preToolUseSettings } from './settings.ts'
+
+/** The parts of the engine config that shape the CLI's command line. */
+export interface ClaudeArgsConfig {
+  args: readonly string[]
+  permission_mode: string
+  allowed_tools: readonly string[]
+  disallowed_tools: readonly string[]
+  model?: string | undefined
+}
+
+/**
+ * The command line of a long-lived headless Claude Code process: stream-json
+ * in and out, one conversation id, permissions and tools from config.
+ */
+export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'appendSystemPrompt' | 'preToolHook'>): string[] {
+  const args = [
+    ...config.args,
+    '-p',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    options.resume ? '--resume' : '--session-id',
+    options.cliSessionId,
+  ]
+  // The tool lists are variadic flags: each is followed by a plain flag so they swallow nothing else.
+  if (config.allowed_tools.length > 0) args.push('--allowedTools', ...config.allowed_tools)
+  if (config.disallowed_tools.length > 0) args.push('--disallowedTools', ...config.disallowed_tools)
+  args.push('--permission-mode', config.permission_mode)
+  if (config.model !== undefined) args.push('--model', config.model)
+  if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt)
+  if (options.preToolHook) args.push('--settings', preToolUseSettings(options.preToolHook))
+  return args
+}
+
+/** One user turn as a stream-json stdin line. */
+export function userLine(prompt: string): string {
+  return JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } }) + '\n'
+}
+
+/** The CLI's interrupt request as a stdin line. */
+export function interruptLine(requestId: string): string {
+  return JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } }) + '\n'
+}

@@ -1,0 +1,89 @@
+import { execa } from 'execa'
+import { ServiceError } from '../../../contract/mod.ts'
+import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
+import { LineSplitter } from '../line-splitter.ts'
+import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
+import { parseClaudeLine } from './parse.ts'
+
+export interface ClaudeEngineConfig extends ClaudeArgsConfig {
+  command: string
+  /** Longest stdout line kept; longer ones are dropped and reported. */
+  maxLineBytes: number
+}
+
+/** Claude Code driven headless over stream-json. */
+export class ClaudeEngine implements Engine {
+  readonly name = 'claude'
+  readonly #config: ClaudeEngineConfig
+  #version: Promise<string> | undefined
+
+  constructor(config: ClaudeEngineConfig) {
+    this.#config = config
+  }
+
+  version(): Promise<string> {
+    // Cached: the binary does not change under a running service.
+    this.#version ??= execa(this.#config.command, [...this.#config.args, '--version'], { timeout: 10_000 }).then(
+      (result) => result.stdout.trim(),
+      (err: unknown) => {
+        this.#version = undefined
+        throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command} --version failed: ${(err as Error).message}`, { cause: err })
+      },
+    )
+    return this.#version
+  }
+
+  async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
+    const child = execa(this.#config.command, claudeArgs(this.#config, options), {
+      cwd: options.cwd,
+      env: options.env,
+      extendEnv: false,
+      // Its own process group, so the whole group can be signalled.
+      detached: true,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      cleanup: false,
+    })
+    // Node knows at once whether the spawn worked: no pid means it did not.
+    if (child.pid === undefined) {
+      const result = await child
+      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${this.#config.command}: ${result.shortMessage ?? 'unknown failure'}`, {
+        cause: result,
+      })
+    }
+
+    const onStdoutLines = (lines: string[]) => {
+      for (const line of lines) for (const output of parseClaudeLine(line)) handlers.onOutput(output)
+    }
+    const onStderrLines = (lines: string[]) => {
+      for (const line of lines) handlers.onStderr(line)
+    }
+    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
+    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
+    child.stdout.on('data', (chunk: Buffer) => onStdoutLines(stdout.push(chunk)))
+    child.stdout.on('end', () => onStdoutLines(stdout.end()))
+    child.stderr.on('data', (chunk: Buffer) => onStderrLines(stderr.push(chunk)))
+    child.stderr.on('end', () => onStderrLines(stderr.end()))
+    // A CLI that exits closes its stdin; a late write must not crash the service.
+    child.stdin.on('error', () => {})
+
+    const exited: Promise<EngineExit> = child.then((result) => ({
+      code: result.exitCode ?? null,
+      signal: result.signal ?? null,
+    }))
+    let interrupts = 0
+    const write = (line: string) => {
+      if (child.stdin.writable) child.stdin.write(line)
+    }
+    return {
+      pid: child.pid,
+      send: (prompt) => write(userLine(prompt)),
+      interrupt: () => write(interruptLine(`interrupt-${++interrupts}`)),
+      endInput: () => child.stdin.end(),
+      exited,
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * What the runner needs from an agent CLI, whichever CLI it is. An engine
+ * starts one long-lived process per session and turns its output into
+ * EngineOutput items; the runner turns those into service events.
+ */
+
+/** One thing the CLI said, already understood. */
+export type EngineOutput =
+  | { kind: 'init'; cliSessionId?: string; model?: string; version?: string }
+  | { kind: 'thinking'; text: string; messageId?: string }
+  | { kind: 'text'; text: string; messageId?: string }
+  | { kind: 'tool_use'; id: string; name: string; input: unknown; messageId?: string }
+  | { kind: 'tool_result'; toolUseId: string; content: string; isError: boolean }
+  | { kind: 'result'; result: TurnResult }
+  /** A line that is not JSON, or JSON of no known shape worth reporting. */
+  | { kind: 'noise'; line: string }
+
+/** The CLI's end-of-turn record. */
+export interface TurnResult {
+  isError: boolean
+  /** `success`, `error_during_execution`, `error_max_turns`, … */
+  subtype: string
+  text: string
+  durationMs: number
+  durationApiMs: number
+  numTurns: number
+  /** The CLI reports cost summed over its conversation; the runner takes differences. */
+  cumulativeCostUsd: number
+  inputTokens: number
+  outputTokens: number
+  cacheReadInputTokens: number
+  cacheCreationInputTokens: number
+  model?: string
+  /** HTTP status of a failed model API call, when that ended the turn. */
+  apiErrorStatus?: number
+  errors?: string[]
+}
+
+export interface EngineStartOptions {
+  /** The sandbox directory; the CLI runs there. */
+  cwd: string
+  /** The CLI's own conversation id (a UUID). */
+  cliSessionId: string
+  /** Continue the CLI's stored conversation instead of starting it. */
+  resume: boolean
+  appendSystemPrompt?: string
+  /** The full environment of the process (nothing else is inherited). */
+  env: Record<string, string>
+  /** A command the CLI must run before every tool call, which may deny the call (the WAF's hook). */
+  preToolHook?: PreToolHook | undefined
+}
+
+/** A shell command the CLI runs before each tool call, with the call on stdin. */
+export interface PreToolHook {
+  command: string
+  /** The CLI's time limit for one run; a hook that times out denies the call. */
+  timeoutSeconds: number
+}
+
+export interface EngineExit {
+  code: number | null
+  signal: string | null
+}
+
+/** A running agent CLI process. */
+export interface EngineProcess {
+  readonly pid: number
+  /** Starts one user turn. */
+  send(prompt: string): void
+  /** Asks the CLI to end the running turn without exiting. */
+  interrupt(): void
+  /** Closes stdin: the CLI finishes and exits. */
+  endInput(): void
+  readonly exited: Promise<EngineExit>
+}
+
+export interface EngineHandlers {
+  onOutput(output: EngineOutput): void
+  /** A stdout line longer than the engine's limit was dropped. */
+  onOverlong(bytes: number): void
+  /** Anything the CLI printed on stderr, line by line. */
+  onStderr(line: string): void
+}
+
+export interface Engine {
+  readonly name: string
+  /** The CLI's version string, e.g. `2.1.330 (Claude Code)`. */
+  version(): Promise<string>
+  /** Resolves once the process runs; rejects (ENGINE_START_FAILED) when it cannot start. */
+  start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess>
+}

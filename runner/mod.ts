@@ -1,0 +1,5 @@
+/** The runner: serves session commands from the bus and runs agent CLIs. */
+export { Runner } from './runner.ts'
+export type { RunnerOptions } from './runner.ts'
+export type { SessionSettings } from './session.ts'
+export { createEngine } from './engine/create.ts'

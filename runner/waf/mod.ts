@@ -1,0 +1,13 @@
+/** The WAF: rules as data, a pure matcher for prompts and Claude Code tool calls. */
+export { DEFAULT_RULES, WAF_CATEGORIES, WAF_LEVELS, WAF_TARGETS, WafConfigSchema, WafRuleSchema, resolveRules } from './rules.ts'
+export type { WafCategory, WafConfig, WafConfigInput, WafLevel, WafRule, WafRuleInput, WafTarget } from './rules.ts'
+export { DEFAULT_MAX_INSPECT_CHARS, WafRuleError, blockReason, compileRules, inspect, inspectToolCall } from './matcher.ts'
+export type { CompiledRule, CompiledRules, InspectOptions, InspectResult, WafMatch } from './matcher.ts'
+export { WAF_INPUTS, toolCallFields } from './tool-call.ts'
+export type { ToolField, WafInput } from './tool-call.ts'
+export { RunnerWaf, hookCommand, shellQuote } from './guard.ts'
+export type { BlockedTool, ErrorDraft, RunnerWafOptions, SessionWaf, WafAttachment, WafBlockListener } from './guard.ts'
+export { WafHookServer } from './hook-server.ts'
+export type { HookHandler } from './hook-server.ts'
+export { HOOK_ANSWER_TIMEOUT_MS, HOOK_CLI_TIMEOUT_S, HOOK_TIMEOUT_VAR, WAF_SOCKET_VAR, denyOutput } from './hook-protocol.ts'
+export type { HookReply, HookRequest } from './hook-protocol.ts'

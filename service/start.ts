@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto'
+import os from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { MemoryBus, NatsBus, type Bus } from '../bus/mod.ts'
+import type { Config } from '../config/mod.ts'
+import { startControllerService } from '../controller/service.ts'
+import { buildGateway } from '../gateway/server.ts'
+import { startObservability } from '../observability/mod.ts'
+import { createEngine, Runner, type SessionSettings } from '../runner/mod.ts'
+import { openState, type State } from '../state/mod.ts'
+import { Lifecycle } from './lifecycle.ts'
+import { securityOptions } from './server-config.ts'
+import { gracefulShutdown } from './shutdown.ts'
+
+export type Mode = 'dev' | 'gateway' | 'runner' | 'controller'
+
+/** A started service: what `stop()` has to close, in order. */
+export interface Service {
+  readonly mode: Mode
+  /** The HTTP address: the gateway's, or in runner mode its probe and metrics server's (runner.http_port). */
+  readonly address?: string
+  readonly bus: Bus
+  /** Draining state and running work (service/lifecycle.ts); absent in controller mode. */
+  readonly lifecycle?: Lifecycle
+  /** The session registry, leases and event log this process uses; absent in controller mode. */
+  readonly state?: State
+  /** Stops at once (idempotent): every session's processes, then the server, then the bus. */
+  stop(): Promise<void>
+  /**
+   * SIGTERM: drains (readiness 503, new work refused), lets running turns
+   * finish within server.shutdown_grace, then stops. Aborting `signal` ends the
+   * grace at once. Resolves true when nothing had to be cut short.
+   */
+  shutdown?(signal?: AbortSignal): Promise<boolean>
+}
+
+/** Starts the parts of `mode`: dev = gateway + runner on an in-process bus; gateway or runner alone over NATS. */
+export async function startService(mode: Mode, config: Config, log: Logger): Promise<Service> {
+  const bus: Bus =
+    mode === 'dev' ? new MemoryBus({ logger: log.child({ component: 'bus' }) }) : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }) })
+  if (mode === 'controller') return { mode, bus, ...(await startControllerService(config, bus, log)) }
+  const lifecycle = new Lifecycle()
+  const observability = await startObservability({ mode, config, log, bus, draining: () => lifecycle.draining })
+  let runner: Runner | undefined
+  let app: FastifyInstance | undefined
+  let state: State | undefined
+  try {
+    state = await openState(bus, config, log.child({ component: 'state' }))
+    if (mode !== 'gateway') {
+      runner = new Runner({
+        bus,
+        engine: observability.meterEngine(createEngine(config.engine)),
+        state,
+        runnerId: config.runner.id ?? defaultRunnerId(),
+        maxSessions: config.runner.max_sessions,
+        leaseTtlMs: config.state.lease_ttl,
+        subjectPrefix: config.nats.prefix,
+        markerDir: path.resolve(config.session.marker_dir),
+        settings: sessionSettings(config),
+        log: log.child({ component: 'runner' }),
+        waf: config.waf,
+        onWafBlock: observability.onWafBlock,
+        observer: observability.runnerObserver,
+      })
+      await runner.start()
+      lifecycle.addWork(() => runner?.busySessions ?? 0)
+      lifecycle.onDrain(() => runner?.drain())
+    }
+    let address: string | undefined
+    if (mode !== 'runner') {
+      app = await buildGateway({ bus: observability.gatewayBus(bus), state, observability: observability.gateway, subjectPrefix: config.nats.prefix, requestTimeoutMs: config.nats.request_timeout, log, chat: config.chat, workBase: path.resolve(config.session.work_dir), lifecycle, security: securityOptions(config) })
+      address = await app.listen({ port: config.server.port, host: config.server.host })
+    } else address = await observability.serveRunner()
+    log.info({ mode, address, bus: bus.kind, engine: config.engine.type }, 'agent runtime started')
+    let stopping: Promise<void> | undefined
+    const stop = () =>
+      (stopping ??= (async () => {
+        // Sessions first: their turns end with events that connected clients still receive, and no request waits on a turn.
+        await runner?.close()
+        await app?.close()
+        await observability.stop()
+        await state?.close()
+        await bus.close()
+      })())
+    return {
+      mode,
+      bus,
+      lifecycle,
+      state,
+      ...(address !== undefined && { address }),
+      stop,
+      shutdown: (signal) => gracefulShutdown({ lifecycle, graceMs: config.server.shutdown_grace, stop, log, ...(signal && { signal }) }),
+    }
+  } catch (err) {
+    await app?.close().catch(() => {})
+    await runner?.close().catch(() => {})
+    await observability.stop().catch(() => {})
+    await state?.close().catch(() => {})
+    await bus.close().catch(() => {})
+    throw err
+  }
+}
+
+export function sessionSettings(config: Config): SessionSettings {
+  const engineEnv = { ...config.engine.env }
+  // As root the CLI refuses bypassPermissions unless it is told it runs in a sandbox.
+  if (config.engine.permission_mode === 'bypassPermissions' && engineEnv.IS_SANDBOX === undefined) engineEnv.IS_SANDBOX = '1'
+  return {
+    namespace: config.namespace,
+    workBase: path.resolve(config.session.work_dir),
+    maxQueue: config.session.max_queue,
+    turnTimeoutMs: config.engine.timeout,
+    idleTimeoutMs: config.engine.idle_timeout,
+    stopGraceMs: config.engine.stop_grace,
+    engineEnv,
+  }
+}
+
+/**
+ * A runner's name when runner.id / RUNNER_ID is not set: host, pid and a random part (a container
+ * restarted in place has the same host and pid, and must not pass for the runner it replaces).
+ */
+function defaultRunnerId(): string {
+  return `${os.hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}`
+}

@@ -1,0 +1,126 @@
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
+import type { NatsConnection } from '@nats-io/nats-core'
+import type { Logger } from 'pino'
+import { parseEvent, type ServiceEvent } from '../contract/events.ts'
+import { subjects, type Subjects } from '../contract/subjects.ts'
+import type { EventLog } from './event-log.ts'
+import { streamName } from './keys.ts'
+import { fitEvent } from './fit-event.ts'
+import { ReliablePublisher } from './reliable-publisher.ts'
+
+export interface EventStreamSettings {
+  storage: 'file' | 'memory'
+  replicas: number
+  maxAgeMs: number
+  perSession: number
+  maxBytes: number
+}
+
+/** JetStream wants durations in nanoseconds. */
+const NANOS_PER_MS = 1_000_000
+/** The server drops a re-sent event with the same id within this window. */
+const DUPLICATE_WINDOW_MS = 10 * 60_000
+const PUBLISH_WINDOW = 512
+const PUBLISH_TIMEOUT_MS = 5_000
+/** nats-server's default max_payload, when the server did not say. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024
+
+interface Pending {
+  subject: string
+  data: string
+  msgID: string
+}
+
+/**
+ * Session events in a JetStream stream: one subject per session, the newest
+ * `perSession` kept. Publishing through JetStream also delivers to the
+ * gateways' plain subscriptions, so live relay and storage are one publish.
+ */
+export class JetStreamEventLog implements EventLog {
+  readonly #js: JetStreamClient
+  readonly #jsm: JetStreamManager
+  readonly #stream: string
+  readonly #subjects: Subjects
+  readonly #publisher: ReliablePublisher<Pending>
+  /** The server's largest message. */
+  readonly #maxPayload: number
+
+  private constructor(js: JetStreamClient, jsm: JetStreamManager, stream: string, subjectPrefix: string, log: Logger, maxPayload: number) {
+    this.#maxPayload = maxPayload
+    this.#js = js
+    this.#jsm = jsm
+    this.#stream = stream
+    this.#subjects = subjects(subjectPrefix)
+    this.#publisher = new ReliablePublisher<Pending>({
+      window: PUBLISH_WINDOW,
+      publish: (item) => this.#js.publish(item.subject, item.data, { msgID: item.msgID, timeout: PUBLISH_TIMEOUT_MS }),
+      backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
+      onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
+    })
+  }
+
+  /** Opens the stream, creating it (or updating its limits) as configured. */
+  static async open(nc: NatsConnection, subjectPrefix: string, settings: EventStreamSettings, log: Logger): Promise<JetStreamEventLog> {
+    const jsm = await jetstreamManager(nc)
+    const name = streamName(subjectPrefix, 'events')
+    const config = {
+      name,
+      subjects: [subjects(subjectPrefix).allEvents],
+      retention: RetentionPolicy.Limits,
+      storage: settings.storage === 'file' ? StorageType.File : StorageType.Memory,
+      num_replicas: settings.replicas,
+      max_age: settings.maxAgeMs * NANOS_PER_MS,
+      max_msgs_per_subject: settings.perSession,
+      max_bytes: settings.maxBytes,
+      discard: DiscardPolicy.Old,
+      duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+    }
+    try {
+      await jsm.streams.info(name)
+      await jsm.streams.update(name, config)
+    } catch {
+      await jsm.streams.add(config)
+    }
+    return new JetStreamEventLog(jetstream(nc), jsm, name, subjectPrefix, log, nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD)
+  }
+
+  append(event: ServiceEvent & { session_id: string; seq: number }): void {
+    const subject = this.#subjects.events(event.session_id)
+    this.#publisher.push({ subject, data: fitEvent(event, this.#maxPayload), msgID: `${subject}:${event.seq}` })
+  }
+
+  async lastSeq(sessionId: string): Promise<number> {
+    // getMessage answers null for "no message"; any other failure must not pass for an empty session.
+    const last = await this.#jsm.streams.getMessage(this.#stream, { last_by_subj: this.#subjects.events(sessionId) })
+    return last ? (parseEvent(last.string()).seq ?? 0) : 0
+  }
+
+  async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
+    const subject = this.#subjects.events(sessionId)
+    const last = await this.#jsm.streams.getMessage(this.#stream, { last_by_subj: subject })
+    // Nothing after the sequence asked for: no need to read the session's events.
+    if (!last || (parseEvent(last.string()).seq ?? 0) <= afterSeq) return []
+    const consumer = await this.#js.consumers.get(this.#stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All })
+    const bySeq = new Map<number, ServiceEvent>()
+    const messages = await consumer.consume({ max_messages: 1_000 })
+    try {
+      for await (const msg of messages) {
+        const event = parseEvent(msg.string())
+        if (event.seq !== undefined && event.seq > afterSeq) bySeq.set(event.seq, event)
+        if (msg.seq >= last.seq || msg.info.pending === 0) break
+      }
+    } finally {
+      await messages.close()
+    }
+    // A retried publish may have landed after later events: order by the session's own sequence.
+    return [...bySeq.values()].sort((a, b) => a.seq! - b.seq!)
+  }
+
+  flush(): Promise<void> {
+    return this.#publisher.flush()
+  }
+
+  async close(): Promise<void> {
+    this.#publisher.close()
+  }
+}

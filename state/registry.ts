@@ -1,0 +1,70 @@
+import { z } from 'zod'
+import { Stats } from '../contract/stats.ts'
+
+/**
+ * The session registry: who owns each session and what state it is in. Dev
+ * mode keeps it in memory; production in a JetStream key-value bucket, so any
+ * gateway and any runner sees the same records.
+ */
+export const SessionRecord = z.object({
+  session_id: z.string(),
+  /** The runner that owns the session now; none when it is released. */
+  owner: z.string().optional(),
+  state: z.enum(['idle', 'busy']),
+  work_dir: z.string().optional(),
+  cli_session_id: z.string(),
+  /** The turn running now, so whoever takes over from a dead owner can end it. */
+  turn_id: z.string().optional(),
+  /** The request_id of that turn's execute, echoed on its last event. */
+  turn_request_id: z.union([z.number(), z.string()]).optional(),
+  created_at: z.number(),
+  /** Epoch ms of the last command or output. */
+  last_active: z.number(),
+  stats: Stats,
+})
+export type SessionRecord = z.output<typeof SessionRecord>
+
+/** A record with the revision it was read at, for compare-and-set writes. */
+export interface Versioned<T> {
+  value: T
+  revision: number
+}
+
+/** A write lost a race: the record changed since it was read. */
+export class RegistryConflictError extends Error {
+  override readonly name = 'RegistryConflictError'
+}
+
+export type RegistryChange = { type: 'put'; record: SessionRecord } | { type: 'delete'; session_id: string }
+
+export interface SessionRegistry {
+  get(sessionId: string): Promise<Versioned<SessionRecord> | undefined>
+  /** Creates the record; RegistryConflictError when one exists. */
+  create(record: SessionRecord): Promise<number>
+  /** Replaces the record if it is still at `revision`; RegistryConflictError otherwise. */
+  update(record: SessionRecord, revision: number): Promise<number>
+  delete(sessionId: string): Promise<void>
+  list(): Promise<SessionRecord[]>
+  /** Calls `onChange` for every later change; returns the function that stops it. */
+  watch(onChange: (change: RegistryChange) => void): Promise<() => void>
+}
+
+/** A runner's lease: present while the runner renews it, gone after `state.lease_ttl` without. */
+export const RunnerLease = z.object({
+  runner_id: z.string(),
+  host: z.string(),
+  pid: z.number(),
+  sessions: z.number(),
+  max_sessions: z.number(),
+  renewed_at: z.number(),
+})
+export type RunnerLease = z.output<typeof RunnerLease>
+
+export interface RunnerLeases {
+  /** Writes (or renews) the lease. */
+  renew(lease: RunnerLease): Promise<void>
+  get(runnerId: string): Promise<RunnerLease | undefined>
+  list(): Promise<RunnerLease[]>
+  /** Drops the lease at once (a clean shutdown). */
+  release(runnerId: string): Promise<void>
+}

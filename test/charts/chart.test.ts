@@ -1,0 +1,158 @@
+import { describe, expect, test } from 'vitest'
+import { parse as parseYaml } from 'yaml'
+import { resolveConfig } from '../../config/mod.ts'
+import { LABEL } from '../../controller/labels.ts'
+import { buildSandboxPod } from '../../controller/pod-spec.ts'
+import { CHART, find, helm, PRODUCTION_VALUES, render, validateManifest, type Manifest } from './render.ts'
+
+/** The controller's sandbox pod as the rendered config makes it, validated like anything the controller sends. */
+function sandboxPodOf(manifests: Manifest[]) {
+  const text = find(manifests, 'ConfigMap', '-agent-runtime-config').data['config.yaml']
+  const config = resolveConfig(parseYaml(text), {})
+  const pod = JSON.parse(JSON.stringify(buildSandboxPod({ name: `${config.controller.pool}-abcdefghij`, pool: config.controller.pool, namespace: 'agents', settings: config.controller.sandbox, purpose: { kind: 'warm' } })))
+  validateManifest(pod)
+  return { pod, config }
+}
+
+const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v)
+
+describe('chart - lint', () => {
+  test.each([
+    ['default values', []],
+    ['production values', ['-f', PRODUCTION_VALUES]],
+  ])('helm lint --strict passes with %s', async (_name, extra) => {
+    const result = await helm(['lint', '--strict', CHART, ...extra])
+    expect(result.stderr + result.stdout).toContain('1 chart(s) linted, 0 chart(s) failed')
+    expect(result.code).toBe(0)
+  })
+})
+
+describe('chart - default values', async () => {
+  const manifests = await render()
+  test('renders gateways, a controller with its RBAC, the config, the sandbox NetworkPolicy; all schema-valid', () => {
+    expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([
+      'ConfigMap/ar-agent-runtime-config',
+      'Deployment/ar-agent-runtime-controller',
+      'Deployment/ar-agent-runtime-gateway',
+      'NetworkPolicy/ar-agent-runtime-sandbox',
+      'Role/ar-agent-runtime-controller',
+      'RoleBinding/ar-agent-runtime-controller',
+      'Service/ar-agent-runtime-gateway',
+      'ServiceAccount/ar-agent-runtime-controller',
+      'ServiceAccount/ar-agent-runtime-gateway',
+      'ServiceAccount/ar-agent-runtime-sandbox',
+    ])
+    for (const m of manifests) validateManifest(m)
+  })
+
+  test('RBAC: a namespaced Role for pods, leases and events only', () => {
+    expect(manifests.some((m) => m.kind === 'ClusterRole' || m.kind === 'ClusterRoleBinding')).toBe(false)
+    expect(find(manifests, 'Role').rules).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+    ])
+    const binding = find(manifests, 'RoleBinding')
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ar-agent-runtime-controller' })
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ar-agent-runtime-controller', namespace: 'agents' }])
+  })
+
+  test('gateway and controller pods are locked down too; only the controller mounts a token', () => {
+    for (const [name, token] of [['-gateway', false], ['-controller', true]] as const) {
+      const spec = find(manifests, 'Deployment', name).spec.template.spec
+      expect(spec.automountServiceAccountToken).toBe(token)
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } })
+      expect(spec.containers[0].securityContext).toEqual({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        runAsGroup: 10001,
+        allowPrivilegeEscalation: false,
+        privileged: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      })
+      expect(spec.containers[0].resources.limits).toBeDefined()
+    }
+    expect(find(manifests, 'Deployment', '-controller').spec.template.spec.containers[0].args).toEqual(['controller', '--config', '/etc/agent-runtime/config.yaml'])
+    expect(find(manifests, 'ServiceAccount', '-sandbox').automountServiceAccountToken).toBe(false)
+  })
+
+  test("the config is valid for the service and makes a locked-down sandbox pod that the NetworkPolicy selects", () => {
+    const { pod, config } = sandboxPodOf(manifests)
+    expect(config.controller.warm_pool).toBe(2)
+    expect(config.runner.max_sessions).toBe(1)
+    expect(config.session.work_dir).toBe('/sandbox/sessions')
+    expect(pod.spec.serviceAccountName).toBe('ar-agent-runtime-sandbox')
+    expect(pod.spec.automountServiceAccountToken).toBe(false)
+    expect(pod.spec.containers[0].securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
+    expect(pod.spec.containers[0].readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 9090 })
+    expect(pod.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'ar-agent-runtime-config' } })
+    const policy = find(manifests, 'NetworkPolicy')
+    expect(selects(policy.spec.podSelector.matchLabels, pod.metadata.labels)).toBe(true)
+    expect(pod.metadata.labels[LABEL.pool]).toBe('ar-agent-runtime')
+  })
+
+  test('the sandbox NetworkPolicy: no ingress; egress to DNS, NATS and the model API only', () => {
+    const spec = find(manifests, 'NetworkPolicy').spec
+    expect(spec.policyTypes).toEqual(['Ingress', 'Egress'])
+    expect(spec.ingress).toEqual([])
+    expect(spec.egress).toEqual([
+      { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+      { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } }], ports: [{ protocol: 'TCP', port: 4222 }] },
+      { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] } }], ports: [{ protocol: 'TCP', port: 443 }] },
+    ])
+  })
+})
+
+describe('chart - production values', async () => {
+  const manifests = await render({ values: [PRODUCTION_VALUES], release: 'prod' })
+  test('every object is schema-valid, the bundled NATS included', () => {
+    for (const m of manifests) validateManifest(m)
+    expect(find(manifests, 'StatefulSet', 'nats').spec.replicas).toBe(3)
+  })
+  test('autoscaled gateways behind a TLS Ingress, scraped by Prometheus with the API key', () => {
+    expect(find(manifests, 'Deployment', '-gateway').spec.replicas).toBeUndefined()
+    expect(find(manifests, 'HorizontalPodAutoscaler').spec).toMatchObject({ minReplicas: 3, maxReplicas: 20, scaleTargetRef: { kind: 'Deployment', name: 'prod-agent-runtime-gateway' } })
+    expect(find(manifests, 'Ingress').spec.tls).toEqual([{ hosts: ['agents.example.com'], secretName: 'agents-example-com-tls' }])
+    const endpoint = find(manifests, 'ServiceMonitor').spec.endpoints[0]
+    expect(endpoint).toMatchObject({ port: 'http', path: '/metrics', authorization: { type: 'Bearer', credentials: { name: 'agent-runtime-api-keys', key: 'metrics-token' } } })
+    const env = find(manifests, 'Deployment', '-gateway').spec.template.spec.containers[0].env
+    expect(env).toContainEqual({ name: 'SERVICE_API_KEYS', valueFrom: { secretKeyRef: { name: 'agent-runtime-api-keys', key: 'SERVICE_API_KEYS' } } })
+    expect(env).toContainEqual({ name: 'SERVICE_CHAT_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'agent-runtime-chat', key: 'bot-token' } } })
+  })
+  test('gVisor sandboxes on per-pod volumes with the model key from its Secret, NATS reached by pod selector', () => {
+    const { pod, config } = sandboxPodOf(manifests)
+    expect(config.nats.url).toBe('nats://prod-nats:4222')
+    expect(config.engine.model).toBe('claude-sonnet-4-5')
+    expect(pod.spec.runtimeClassName).toBe('gvisor')
+    expect(pod.spec.volumes[0].ephemeral.volumeClaimTemplate.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } }, storageClassName: 'fast-ssd' })
+    expect(pod.spec.containers[0].env).toContainEqual({ name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: 'agent-runtime-model', key: 'ANTHROPIC_API_KEY' } } })
+    expect(pod.spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }])
+    expect(pod.spec.tolerations).toEqual([{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }])
+    // The model key goes to sandboxes only.
+    expect(JSON.stringify(find(manifests, 'Deployment', '-gateway'))).not.toContain('agent-runtime-model')
+    const nats = find(manifests, 'NetworkPolicy').spec.egress[1]
+    expect(nats).toEqual({ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats', 'app.kubernetes.io/instance': 'prod' } } }], ports: [{ protocol: 'TCP', port: 4222 }] })
+    const natsPod = find(manifests, 'StatefulSet', 'nats').spec.template.metadata.labels
+    expect(selects(nats.to[0].podSelector.matchLabels, natsPod)).toBe(true)
+  })
+})
+
+describe('chart - values.schema.json rejects bad values', () => {
+  test.each([
+    ['a negative warm pool', ['sandbox.warmPool=-1'], '/sandbox/warmPool'],
+    ['an unknown top-level key', ['replicas=3'], "additional properties 'replicas' not allowed"],
+    ['a bad duration', ['sandbox.podReadyTimeout=2 minutes'], '/sandbox/podReadyTimeout'],
+    ['an unknown storage type', ['sandbox.storage.type=hostPath'], '/sandbox/storage/type'],
+    ['a shared claim without its name', ['sandbox.storage.type=persistentVolumeClaim'], '/sandbox/storage/claimName'],
+    ['a bad memory quantity', ['sandbox.resources.limits.memory=lots'], '/sandbox/resources/limits/memory'],
+    ['a runtime class that is not a name', ['sandbox.runtimeClassName=Not_A_Name'], '/sandbox/runtimeClassName'],
+    ['a NATS URL without scheme', ['nats.url=nats.example:4222'], '/nats/url'],
+    ['a pull policy typo', ['image.runner.pullPolicy=Sometimes'], '/image/runner/pullPolicy'],
+    ['a bad CIDR', ['sandbox.networkPolicy.modelApi.cidrs={0.0.0.0}'], '/sandbox/networkPolicy/modelApi/cidrs/0'],
+    ['too many controller replicas', ['controller.replicas=9'], '/controller/replicas'],
+  ])('%s', async (_name, set, message) => {
+    await expect(render({ set })).rejects.toThrow(message)
+  })
+})

@@ -1,0 +1,49 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { validate, ValidationCode } from 'dockerfile-utils'
+import { describe, expect, test } from 'vitest'
+import { ROOT } from './render.ts'
+
+/** Instructions of a Dockerfile, continuation lines joined. */
+function instructions(text: string): string[] {
+  return text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+}
+
+describe('dockerfiles - lint and conventions', () => {
+  test('the linter finds problems (it is not a no-op)', () => {
+    const problems = validate('FROM node:24 AS a\nFROM node AS a\nHEALTHCHECK --interval=5x CMD true\n')
+    expect(problems.map((p) => p.code)).toEqual(expect.arrayContaining([ValidationCode.DUPLICATE_BUILD_STAGE_NAME, ValidationCode.FLAG_UNKNOWN_UNIT]))
+  })
+
+  test.each(['Dockerfile.gateway', 'Dockerfile.runner'])('%s: no lint findings; multi-stage, base image as a build argument, production deps only, non-root', async (file) => {
+    const text = await readFile(path.join(ROOT, file), 'utf8')
+    expect(validate(text)).toEqual([])
+    const lines = instructions(text)
+    expect(lines[0]).toMatch(/^ARG BASE_IMAGE=node:24-slim$/)
+    expect(lines.filter((l) => l.startsWith('FROM '))).toEqual(['FROM ${BASE_IMAGE} AS deps', 'FROM ${BASE_IMAGE}'])
+    expect(lines).toContainEqual(expect.stringMatching(/^RUN npm ci --omit=dev /))
+    expect(lines).toContainEqual('COPY --from=deps /app/node_modules ./node_modules')
+    const users = lines.filter((l) => l.startsWith('USER '))
+    expect(users).toEqual(['USER 10001:10001'])
+    expect(lines.indexOf(users[0]!)).toBeGreaterThan(lines.findLastIndex((l) => l.startsWith('RUN ')))
+    expect(lines).toContainEqual('ENTRYPOINT ["node", "/app/bin/agent-runtime.ts"]')
+  })
+
+  test('the runner image carries the agent CLI at the dev dependency version', async () => {
+    const text = await readFile(path.join(ROOT, 'Dockerfile.runner'), 'utf8')
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'))
+    const pinned = String(pkg.devDependencies['@anthropic-ai/claude-code']).replace(/^[\^~]/, '')
+    expect(text).toContain(`ARG CLAUDE_CODE_VERSION=${pinned}`)
+    expect(text).toContain('npm install -g --omit=dev --no-audit --no-fund "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"')
+    expect(instructions(text).at(-1)).toBe('CMD ["runner"]')
+  })
+
+  test('.dockerignore keeps tests, tools and local state out of the images', async () => {
+    const ignored = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8')).split('\n')
+    for (const entry of ['.git', '.tools', 'node_modules', 'test', 'bench', 'charts', 'data']) expect(ignored).toContain(entry)
+  })
+})

@@ -1,0 +1,107 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig, resolveConfig } from '../../config/mod.ts'
+
+const run = promisify(execFile)
+const BIN = path.resolve(import.meta.dirname, '../../bin/agent-runtime.ts')
+
+async function configFile(text: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-config-'))
+  const file = path.join(dir, 'config.yaml')
+  await writeFile(file, text)
+  return file
+}
+
+describe('config', () => {
+  it('config - defaults need no file', async () => {
+    const config = await loadConfig(undefined, {})
+    expect(config.server.port).toBe(8080)
+    expect(config.engine.command).toBe('claude')
+    expect(config.engine.timeout).toBe(300_000)
+    expect(config.engine.idle_timeout).toBe(1_800_000)
+    expect(config.nats.url).toBe('nats://127.0.0.1:4222')
+  })
+
+  it('config - reads every key of the file', async () => {
+    const file = await configFile(`
+server: { port: 9090 }
+engine:
+  command: /opt/claude
+  args: [--debug]
+  env: { FOO: bar }
+  permission_mode: acceptEdits
+  allowed_tools: [Bash, Read]
+  disallowed_tools: [WebFetch]
+  timeout: 90s
+  idle_timeout: 1h
+session: { work_dir: /srv/sandboxes, marker_dir: /srv/markers }
+nats: { url: "nats://nats:4222" }
+`)
+    const config = await loadConfig(file, {})
+    expect(config.server.port).toBe(9090)
+    expect(config.engine).toMatchObject({
+      command: '/opt/claude',
+      args: ['--debug'],
+      env: { FOO: 'bar' },
+      permission_mode: 'acceptEdits',
+      allowed_tools: ['Bash', 'Read'],
+      disallowed_tools: ['WebFetch'],
+      timeout: 90_000,
+      idle_timeout: 3_600_000,
+    })
+    expect(config.session).toMatchObject({ work_dir: '/srv/sandboxes', marker_dir: '/srv/markers' })
+    expect(config.nats.url).toBe('nats://nats:4222')
+  })
+
+  it('config - the environment wins over the file', () => {
+    const config = resolveConfig({ server: { port: 1 }, nats: { url: 'nats://a:1' } }, { SERVICE_PORT: '7070', NATS_URL: 'nats://b:2' })
+    expect(config.server.port).toBe(7070)
+    expect(config.nats.url).toBe('nats://b:2')
+  })
+
+  it.each([
+    [{ engine: { timeout: '5x' } }, 'engine.timeout'],
+    [{ engine: { bogus: 1 } }, 'engine.bogus: unknown key'],
+    [{ server: { port: 'eighty' } }, 'server.port'],
+    [{ server: { port: 70000 } }, 'server.port'],
+    [{ session: { work_dir: 3 } }, 'session.work_dir'],
+    [{ engine: { permission_mode: 'yolo' } }, 'engine.permission_mode'],
+    [{ engine: { args: 'x' } }, 'engine.args'],
+    [{ nope: {} }, 'nope: unknown key'],
+  ])('config - %j is rejected naming %s', (doc, key) => {
+    expect(() => resolveConfig(doc, {})).toThrow(ConfigError)
+    expect(() => resolveConfig(doc, {})).toThrow(key)
+  })
+
+  it('config - a non-integer SERVICE_PORT is rejected', () => {
+    expect(() => resolveConfig({}, { SERVICE_PORT: '80a' })).toThrow('SERVICE_PORT')
+  })
+
+  it('config - a file that is not a mapping is rejected', async () => {
+    await expect(loadConfig(await configFile('- a\n- b\n'), {})).rejects.toThrow(ConfigError)
+    await expect(loadConfig(await configFile('server: [\n'), {})).rejects.toThrow('not valid YAML')
+    await expect(loadConfig('/nonexistent/config.yaml', {})).rejects.toThrow('cannot read')
+  })
+
+  it('cli - a bad config file exits 2 naming the key, and nothing starts', async () => {
+    const file = await configFile('engine:\n  timeout: 5x\n')
+    const err = (await run(process.execPath, [BIN, '--config', file]).catch((e: unknown) => e)) as { code: number; stderr: string }
+    expect(err.code).toBe(2)
+    expect(err.stderr).toContain('engine.timeout')
+  })
+
+  it('cli - --version prints the service version', async () => {
+    const { stdout } = await run(process.execPath, [BIN, '--version'])
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it('cli - an unknown subcommand exits 2', async () => {
+    const err = (await run(process.execPath, [BIN, 'launch']).catch((e: unknown) => e)) as { code: number; stderr: string }
+    expect(err.code).toBe(2)
+    expect(err.stderr).toContain('usage')
+  })
+})

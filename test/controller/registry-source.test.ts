@@ -1,0 +1,49 @@
+import pino from 'pino'
+import { describe, expect, test } from 'vitest'
+import { emptyStats } from '../../contract/stats.ts'
+import { RegistrySessionEvents, registrySessionSource } from '../../controller/registry-source.ts'
+import { MemoryRegistry, type SessionRecord } from '../../state/mod.ts'
+
+const record = (over: Partial<SessionRecord> & { session_id: string }): SessionRecord => ({ state: 'idle', cli_session_id: 'c', created_at: 1, last_active: 2, stats: emptyStats(), ...over })
+const silent = pino({ level: 'silent' })
+
+describe('registry source - the session registry as the controller sees it', () => {
+  test('lists sessions with owner, state and last activity; watch calls on every change until stopped', async () => {
+    const registry = new MemoryRegistry()
+    await registry.create(record({ session_id: 's1', owner: 'pool-abcdefghij', state: 'busy', last_active: 42 }))
+    await registry.create(record({ session_id: 's2' }))
+    const source = registrySessionSource(registry, silent)
+    expect(await source.list()).toEqual([
+      { session_id: 's1', owner: 'pool-abcdefghij', state: 'busy', last_active: 42 },
+      { session_id: 's2', state: 'idle', last_active: 2 },
+    ])
+    let changes = 0
+    const stop = source.watch(() => changes++)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(changes).toBe(1) // the watch's first list is in
+    await registry.delete('s2')
+    await registry.update(record({ session_id: 's1', state: 'idle', last_active: 50 }), (await registry.get('s1'))!.revision)
+    expect(changes).toBe(3)
+    // Served from the watch's cache now: the same answer as the registry's.
+    expect(await source.list()).toEqual([{ session_id: 's1', state: 'idle', last_active: 50 }])
+    stop()
+    await registry.delete('s1')
+    expect(changes).toBe(3)
+    expect(await source.list()).toEqual([])
+  })
+
+  test('release clears the owner only while the dead pod still owns the session', async () => {
+    const registry = new MemoryRegistry()
+    await registry.create(record({ session_id: 's1', owner: 'pool-deaddeadde' }))
+    await registry.create(record({ session_id: 's2', owner: 'pool-newnewnewn' }))
+    const failed: string[] = []
+    const events = new RegistrySessionEvents(registry, async (id, code) => void failed.push(`${id}:${code}`))
+    await events.release('s1', 'pool-deaddeadde')
+    await events.release('s2', 'pool-deaddeadde')
+    await events.release('missing', 'pool-deaddeadde')
+    expect((await registry.get('s1'))!.value.owner).toBeUndefined()
+    expect((await registry.get('s2'))!.value.owner).toBe('pool-newnewnewn')
+    await events.fail('s1', 'SANDBOX_LOST', 'gone')
+    expect(failed).toEqual(['s1:SANDBOX_LOST'])
+  })
+})

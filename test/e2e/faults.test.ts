@@ -1,0 +1,133 @@
+/**
+ * Production mode under faults: real processes (two gateways, two runners), a
+ * real nats-server with file storage, the fake CLI. Nothing may be lost.
+ */
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { startCluster, type Cluster } from '../fixtures/cluster.ts'
+import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
+import { processesUnder } from '../fixtures/processes.ts'
+import { WsClient } from '../fixtures/ws-client.ts'
+
+type Msg = Record<string, unknown>
+
+let nats: Required<NatsFixture> | undefined
+let cluster: Cluster | undefined
+const clients: WsClient[] = []
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()))
+  await cluster?.stop()
+  await nats?.stop()
+  cluster = nats = undefined
+})
+
+async function connect(url: string): Promise<WsClient> {
+  const client = await WsClient.connect(url)
+  clients.push(client)
+  return client
+}
+
+/** The turn's events, each once and in order: sequences rise by one from the first to the last. */
+function expectExactlyOnceInOrder(events: Msg[], answers: number): void {
+  const seqs = events.map((event) => event.seq as number)
+  expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i))
+  expect(events.filter((event) => event.event === 'answer')).toHaveLength(answers)
+  expect(events.at(-1)!.event).toBe('completed')
+}
+
+async function parentOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+}
+
+/** The fake CLI process running in a session's sandbox. */
+async function cliOf(sandbox: string): Promise<number> {
+  for (const pid of await processesUnder(sandbox)) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+    if (cmdline.includes('fake-claude')) return pid
+  }
+  throw new Error(`no CLI runs in ${sandbox}`)
+}
+
+describe('faults', () => {
+  it('fault - the gateway a client streams from is killed mid-turn: the client resumes on the other gateway and misses nothing', async () => {
+    nats = await startOwnNats()
+    cluster = await startCluster(nats, { gateways: 2, runners: 2 })
+    const first = await connect(cluster.wsUrl(0))
+    first.send({ type: 'execute', session_id: 'gw-kill', prompt: 'stamped: 300 100', request_id: 1 })
+    await vi.waitFor(() => expect(first.eventsOf('gw-kill').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(60), { timeout: 20_000 })
+    await cluster.kill(cluster.gateways[0]!)
+    const before = first.eventsOf('gw-kill')
+    const lastSeq = before.at(-1)!.seq as number
+
+    const second = await connect(cluster.wsUrl(1, `session_id=gw-kill&last_seq=${lastSeq}`))
+    await second.event('completed', 'gw-kill', 30_000)
+    expectExactlyOnceInOrder([...before, ...second.eventsOf('gw-kill')], 300)
+  })
+
+  it('fault - the runner is killed mid-turn: the turn ends in an error, its processes are gone, the next execute continues on the other runner', async () => {
+    nats = await startOwnNats()
+    cluster = await startCluster(nats, { gateways: 2, runners: 2 })
+    const client = await connect(cluster.wsUrl(0))
+    client.send({ type: 'execute', session_id: 'rn-kill', prompt: 'remember ALPHA', request_id: 'a' })
+    await client.next((msg) => msg.request_id === 'a' && msg.event === 'completed')
+    client.send({ type: 'execute', session_id: 'rn-kill', prompt: 'sleep: 120', request_id: 'b' })
+    await client.next((msg) => msg.request_id === 'b' && msg.event === 'tool_use')
+
+    const sandbox = cluster.sandbox('rn-kill')
+    const owner = await parentOf(await cliOf(sandbox))
+    const victim = cluster.runners.find((runner) => runner.child.pid === owner)!
+    const survivor = cluster.runners.find((runner) => runner !== victim)!
+    expect(victim).toBeDefined()
+    const killedAt = Date.now()
+    await cluster.kill(victim)
+
+    const lost = await client.next((msg) => msg.request_id === 'b' && msg.event === 'error', 20_000)
+    expect(lost).toMatchObject({ error: { code: 'RUNNER_LOST' } })
+    expect(Date.now() - killedAt).toBeLessThan(15_000)
+    await vi.waitFor(async () => expect(await processesUnder(sandbox)).toEqual([]), { timeout: 15_000 })
+
+    client.send({ type: 'execute', session_id: 'rn-kill', prompt: 'recall', request_id: 'c' })
+    const done = await client.next((msg) => msg.request_id === 'c' && (msg.event === 'completed' || msg.event === 'error'), 20_000)
+    expect(done).toMatchObject({ event: 'completed', data: expect.stringContaining('remember ALPHA') })
+    expect(await parentOf(await cliOf(sandbox))).toBe(survivor.child.pid)
+  })
+
+  it('fault - nats-server restarts mid-turn: everyone reconnects and no event of the turn is lost', async () => {
+    nats = await startOwnNats()
+    cluster = await startCluster(nats, { gateways: 2, runners: 2 })
+    const client = await connect(cluster.wsUrl(0))
+    client.send({ type: 'execute', session_id: 'nats-restart', prompt: 'stamped: 400 100', request_id: 1 })
+    await vi.waitFor(() => expect(client.eventsOf('nats-restart').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(80), { timeout: 20_000 })
+    await nats.restart({ downMs: 1_000 })
+    await client.event('completed', 'nats-restart', 60_000)
+    expectExactlyOnceInOrder(client.eventsOf('nats-restart'), 400)
+  })
+
+  it('fault - 500 concurrent sessions across two gateways all complete, no event lost or doubled', async () => {
+    nats = await startOwnNats()
+    const tiny = fileURLToPath(new URL('../fakes/tiny-claude.sh', import.meta.url))
+    cluster = await startCluster(nats, { gateways: 2, runners: 2, engine: { command: tiny, args: [] }, overrides: { runner: { max_sessions: 400 } } })
+    const perClient = 10
+    const connections = await Promise.all(Array.from({ length: 50 }, (_, i) => connect(cluster!.wsUrl(i % 2))))
+    const sessions = connections.flatMap((client, c) => Array.from({ length: perClient }, (_, i) => ({ client, id: `load-${c}-${i}` })))
+    for (const { client, id } of sessions) client.send({ type: 'execute', session_id: id, prompt: `hello ${id}`, request_id: id })
+    await Promise.all(
+      sessions.map(({ client, id }) =>
+        client.next((msg) => msg.session_id === id && (msg.event === 'completed' || msg.event === 'error'), 120_000).catch(() => {
+          // Say which session did not end and what it did get, not the connection's last messages.
+          throw new Error(`session ${id} did not end within 120 s; its events: ${JSON.stringify(client.eventsOf(id))}`)
+        }),
+      ),
+    )
+    for (const { client, id } of sessions) {
+      const events = client.eventsOf(id)
+      expect(events.map((event) => event.event), `${id}: ${JSON.stringify(events)}`).toEqual(['answer', 'completed'])
+      expect(events[0]!.data).toBe('tiny answer 1')
+      expect(new Set(events.map((event) => event.seq)).size).toBe(2)
+    }
+    expect(sessions).toHaveLength(500)
+  }, 180_000)
+})

@@ -1,0 +1,35 @@
+import { emptyStats, type ServiceEvent, type Stats } from '../../../contract/mod.ts'
+
+/**
+ * Native events as a runner publishes them for one session, for feeding the
+ * mapper: `ts` counts up from 1000 in steps of 10, `seq` from 1.
+ */
+export function nativeTurn(sessionId: string, turnId: string) {
+  let seq = 0
+  const stamp = <E extends ServiceEvent>(event: E): E => {
+    seq++
+    return { ...event, session_id: sessionId, turn_id: turnId, seq, ts: 1000 + seq * 10 }
+  }
+  const turnStats = (over: Partial<Stats> = {}): Stats => ({
+    ...emptyStats(),
+    input_tokens: 24,
+    output_tokens: 84,
+    cache_read_input_tokens: 3,
+    cache_creation_input_tokens: 2,
+    total_cost_usd: 0.001,
+    turns: 1,
+    model: 'claude-fake-1',
+    ...over,
+  })
+  return {
+    started: (prompt: string, instructions?: string) =>
+      stamp({ event: 'turn_started', data: prompt, ...(instructions !== undefined && { instructions }) }),
+    thinking: (text: string) => stamp({ event: 'thinking', data: text, message_id: 'msg_api_1' }),
+    answer: (text: string, messageId = 'msg_api_1') => stamp({ event: 'answer', data: text, message_id: messageId }),
+    toolUse: (id: string, input: unknown, name = 'Bash') => stamp({ event: 'tool_use', data: name, tool: { id, name, input }, message_id: 'msg_api_1' }),
+    toolResult: (id: string, output: string, isError = false) => stamp({ event: 'tool_result', data: output, tool: { id, name: 'Bash' }, is_error: isError }),
+    completed: (over: Partial<Stats> = {}) => stamp({ event: 'completed', stats: turnStats(over), turn_stats: turnStats(over), data: 'done' }),
+    stopped: (reason?: string) => stamp({ event: 'stopped', ...(reason !== undefined && { data: reason }) }),
+    error: (code: 'ENGINE_ERROR' | 'ENGINE_EXITED' | 'TURN_TIMEOUT', message: string) => stamp({ event: 'error', data: message, error: { code, message } }),
+  }
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, resolveConfig } from '../../config/mod.ts'
+
+describe('observability config', () => {
+  it('defaults - tracing off, runner server off', () => {
+    const config = resolveConfig({}, {})
+    expect(config.otel).toEqual({ service_name: 'agent-runtime', sampling_rate: 1 })
+    expect(config.runner.http_port).toBeUndefined()
+  })
+
+  it('env - OTEL_ENDPOINT, OTEL_SERVICE_NAME, OTEL_SAMPLING_RATE and RUNNER_HTTP_PORT win over the file', () => {
+    const config = resolveConfig(
+      { otel: { endpoint: 'file:4318', sampling_rate: 1 }, runner: { http_port: 1 } },
+      { OTEL_ENDPOINT: 'collector:4318', OTEL_SERVICE_NAME: 'agents', OTEL_SAMPLING_RATE: '0.25', RUNNER_HTTP_PORT: '8081' },
+    )
+    expect(config.otel).toEqual({ endpoint: 'collector:4318', service_name: 'agents', sampling_rate: 0.25 })
+    expect(config.runner.http_port).toBe(8081)
+  })
+
+  it.each([
+    [{}, { OTEL_SAMPLING_RATE: '1.5' }, 'otel.sampling_rate'],
+    [{}, { OTEL_SAMPLING_RATE: 'half' }, 'otel.sampling_rate'],
+    [{ otel: { sampling_rate: -0.1 } }, {}, 'otel.sampling_rate'],
+    [{ otel: { endpoint: '' } }, {}, 'otel.endpoint'],
+    [{ otel: { exporter: 'grpc' } }, {}, 'otel.exporter: unknown key'],
+    [{ runner: { http_port: 70_000 } }, {}, 'runner.http_port'],
+  ])('invalid - %j %j names %s', (doc, env, key) => {
+    expect(() => resolveConfig(doc, env)).toThrow(ConfigError)
+    expect(() => resolveConfig(doc, env)).toThrow(key)
+  })
+})

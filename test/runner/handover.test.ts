@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { MemoryBus } from '../../bus/mod.ts'
+import { resolveConfig } from '../../config/mod.ts'
+import type { ServiceEvent } from '../../contract/mod.ts'
+import { RunnerClient } from '../../gateway/runner-client.ts'
+import { SessionHub } from '../../gateway/session-hub.ts'
+import { runTurn } from '../../gateway/turn.ts'
+import { createEngine, Runner } from '../../runner/mod.ts'
+import { sessionSettings } from '../../service/start.ts'
+import { openState, type State } from '../../state/mod.ts'
+import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+
+/** Two runners on one bus and one state: a session released by one is taken by the other, and back. */
+describe('session handover between runners', () => {
+  const log = pino({ level: 'silent' })
+  let dir: string
+  let bus: MemoryBus
+  let state: State
+  let runners: Runner[]
+  let client: RunnerClient
+  let hub: SessionHub
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-handover-'))
+    const config = resolveConfig(
+      {
+        engine: { command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, idle_timeout: '200ms' },
+        session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
+      },
+      {},
+    )
+    bus = new MemoryBus()
+    state = await openState(bus, config, log)
+    runners = ['r0', 'r1'].map(
+      (runnerId) =>
+        new Runner({ bus, engine: createEngine(config.engine), state, runnerId, maxSessions: 10, leaseTtlMs: 10_000, subjectPrefix: config.nats.prefix, markerDir: config.session.marker_dir, settings: sessionSettings(config), log }),
+    )
+    await Promise.all(runners.map((runner) => runner.start()))
+    client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry)
+    hub = new SessionHub(bus, config.nats.prefix, log, state.events)
+  })
+  afterAll(async () => {
+    await Promise.all(runners.map((runner) => runner.close()))
+    await bus.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('handover - the session moves between runners; its sequence never repeats and the conversation goes on', async () => {
+    const seen: ServiceEvent[] = []
+    const detach = hub.attach('moving', (event) => seen.push(event))
+    const owners: string[] = []
+    // A → B → A → B: the registry names the next owner (as a claim by that runner would).
+    for (const [prompt, next] of [['one', 'r0'], ['two', 'r1'], ['three', 'r0'], ['four', 'r1']] as const) {
+      const released = await state.registry.get('moving')
+      if (released) await state.registry.update({ ...released.value, owner: next }, released.revision)
+      const outcome = await runTurn({ runners: client, hub }, { session_id: 'moving', prompt })
+      expect(outcome.end).toBe('completed')
+      owners.push((await state.registry.get('moving'))!.value.owner!)
+      // The idle reaper ends the CLI and hands the session back to the pool.
+      await vi.waitFor(async () => expect((await state.registry.get('moving'))!.value.owner).toBeUndefined(), { timeout: 5_000 })
+    }
+    const recall = await runTurn({ runners: client, hub }, { session_id: 'moving', prompt: 'recall' })
+    detach()
+    expect(owners.slice(1)).toEqual(['r1', 'r0', 'r1'])
+    expect(recall.answer).toBe('Earlier prompts: one | two | three | four')
+    // Every turn's events arrived: a runner that reused sequence numbers would have had them dropped as repeats.
+    expect(seen.filter((event) => event.event === 'turn_started').map((event) => event.data)).toEqual(['one', 'two', 'three', 'four', 'recall'])
+    expect(seen.filter((event) => event.event === 'answer').map((event) => event.data)).toEqual(['Echo: one', 'Echo: two', 'Echo: three', 'Echo: four', recall.answer])
+    const seqs = seen.map((event) => event.seq)
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+    const stored = (await state.events.read('moving', 0)).map((event) => event.seq)
+    expect(stored).toEqual(seqs)
+  })
+})

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, resolveConfig } from '../../config/mod.ts'
+import { securityOptions } from '../../service/server-config.ts'
+
+describe('server config - keep-alive, shutdown and the gateway security options', () => {
+  it('server config - defaults: 30 s grace, pings and pulses', () => {
+    const config = resolveConfig({}, {})
+    expect(config.server).toMatchObject({ shutdown_grace: 30_000, ping_interval: 30_000, task_pulse: 30_000 })
+    expect(config.limits).toMatchObject({ max_body: 1024 * 1024, max_frame: 1024 * 1024, max_active_sessions: 0, rate: 0, burst: 50, retry_after: 5_000 })
+  })
+
+  it('server config - durations, sizes and 0 for off', () => {
+    const config = resolveConfig({ server: { shutdown_grace: '2m', ping_interval: '0', task_pulse: '10s' }, limits: { max_body: '256KiB', rate: 2.5 } }, {})
+    expect(config.server).toMatchObject({ shutdown_grace: 120_000, ping_interval: 0, task_pulse: 10_000 })
+    expect(config.limits).toMatchObject({ max_body: 256 * 1024, rate: 2.5 })
+  })
+
+  it('server config - a bad value names its key', () => {
+    expect(() => resolveConfig({ server: { shutdown_grace: '30x' } }, {})).toThrow(ConfigError)
+    expect(() => resolveConfig({ server: { shutdown_grace: '30x' } }, {})).toThrow(/server\.shutdown_grace/)
+    expect(() => resolveConfig({ limits: { max_frame: 'huge' } }, {})).toThrow(/limits\.max_frame/)
+    expect(() => resolveConfig({ limits: { rate: -1 } }, {})).toThrow(/limits\.rate/)
+    expect(() => resolveConfig({ limits: { unknown: 1 } }, {})).toThrow(/limits\.unknown: unknown key/)
+  })
+
+  it('server config - securityOptions hands the gateway the auth and limits sections and the periods', () => {
+    const config = resolveConfig({ server: { host: '0.0.0.0', ping_interval: '5s', task_pulse: '7s' } }, { SERVICE_API_KEY: 'k-123' })
+    expect(securityOptions(config)).toEqual({ auth: config.auth, limits: config.limits, pingIntervalMs: 5_000, taskPulseMs: 7_000, host: '0.0.0.0' })
+    expect(config.auth.api_key).toEqual(['k-123'])
+  })
+})

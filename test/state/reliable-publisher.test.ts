@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { ReliablePublisher } from '../../state/reliable-publisher.ts'
+
+describe('reliable publisher', () => {
+  it('publisher - stores everything in order when nothing fails, at most `window` in flight', async () => {
+    const stored: number[] = []
+    let inFlight = 0
+    let peak = 0
+    const publisher = new ReliablePublisher<number>({
+      window: 4,
+      backoffMs: () => 1,
+      publish: async (n) => {
+        peak = Math.max(peak, ++inFlight)
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        inFlight--
+        stored.push(n)
+      },
+    })
+    for (let n = 0; n < 50; n++) publisher.push(n)
+    await publisher.flush()
+    expect(stored.sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n))
+    expect(peak).toBeLessThanOrEqual(4)
+    expect(publisher.pending).toBe(0)
+  })
+
+  it('publisher - retries failed items until stored; flush waits for them', async () => {
+    const stored = new Set<number>()
+    let failures = 0
+    let retries = 0
+    const publisher = new ReliablePublisher<number>({
+      window: 8,
+      backoffMs: () => 5,
+      onRetry: () => retries++,
+      publish: async (n) => {
+        // An outage: the first 12 attempts fail.
+        if (failures < 12) {
+          failures++
+          throw new Error('nats down')
+        }
+        stored.add(n)
+      },
+    })
+    for (let n = 0; n < 20; n++) publisher.push(n)
+    await publisher.flush()
+    expect([...stored].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n))
+    expect(retries).toBeGreaterThan(0)
+  })
+
+  it('publisher - close drops what is not stored and releases flush', async () => {
+    const publisher = new ReliablePublisher<number>({ window: 1, backoffMs: () => 60_000, publish: async () => Promise.reject(new Error('down')) })
+    publisher.push(1)
+    const flushed = publisher.flush()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    publisher.close()
+    await flushed
+    expect(publisher.pending).toBe(0)
+  })
+})
