@@ -52,7 +52,13 @@ export type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>
 
 /** What each command's successful reply holds. */
 export const Replies = {
-  execute: z.object({ turn_id: z.string(), /** Prompts ahead of this one. */ queued: z.number().int() }),
+  execute: z.object({
+    turn_id: z.string(),
+    /** Prompts ahead of this one. */
+    queued: z.number().int(),
+    /** The session's last event sequence when the prompt was taken: every event of the turn comes after it. */
+    after_seq: z.number().int().min(0),
+  }),
   stop: z.object({ stopped: z.boolean() }),
   close: z.object({ closed: z.boolean() }),
   stats: z.object({ stats: Stats, busy: z.boolean() }),

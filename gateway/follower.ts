@@ -36,6 +36,10 @@ export class Follower {
   #closed = false
   /** When the last event was delivered (epoch ms). */
   #lastDelivery = Date.now()
+  /** Turns being started that this follower waits to learn the start of (see hold). */
+  #holds = 0
+  /** The lowest sequence those turns' events are known to come after. */
+  #floor: number | undefined
 
   constructor(options: FollowerOptions) {
     this.#options = options
@@ -47,9 +51,42 @@ export class Follower {
   offer(event: ServiceEvent, json: string): void {
     const seq = event.seq
     if (seq === undefined) return this.#options.listener(event, json)
-    if (this.#cursor === undefined) this.#cursor = seq - 1 // a new follower starts at the first live event
+    if (this.#cursor === undefined) {
+      if (this.#holds > 0) {
+        this.#pending.set(seq, { event, json }) // kept until release says where the turn starts
+        return
+      }
+      this.#cursor = seq - 1 // a new follower starts at the first live event
+    }
     if (seq <= this.#cursor) return
     this.#pending.set(seq, { event, json })
+    this.#drain()
+  }
+
+  /**
+   * A turn is being started for this follower (it attached for it): until release, live events are
+   * kept rather than taken as the start, since the turn's first ones may be missed live. False when
+   * the follower knows its place already and needs no hold.
+   */
+  hold(): boolean {
+    if (this.#cursor !== undefined) return false
+    this.#holds++
+    return true
+  }
+
+  /**
+   * The turn was started (its events come after `afterSeq`) or refused (undefined). Once nothing is
+   * held, the follower starts after the lowest sequence learned, so a missed event is filled from the
+   * log; learning none, at the first event kept.
+   */
+  release(afterSeq: number | undefined): void {
+    if (afterSeq !== undefined) this.#floor = Math.min(afterSeq, this.#floor ?? afterSeq)
+    if (--this.#holds > 0 || this.#cursor !== undefined) return
+    const first = this.#pending.size > 0 ? Math.min(...this.#pending.keys()) : undefined
+    this.#cursor = this.#floor ?? (first === undefined ? undefined : first - 1)
+    this.#floor = undefined
+    if (this.#cursor === undefined) return
+    for (const seq of this.#pending.keys()) if (seq <= this.#cursor) this.#pending.delete(seq)
     this.#drain()
   }
 

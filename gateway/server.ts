@@ -80,7 +80,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const state = options.state ?? { registry: new MemoryRegistry() }
   const hub = new SessionHub(bus, options.subjectPrefix, log, state.events)
   const active = new ActiveSessions(security.limits.max_active_sessions, (sessionId, listener) => hub.attach(sessionId, listener))
-  const runners = new AdmittingRunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases).admitting(active, options.lifecycle)
+  const runners = new AdmittingRunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases).admitting(active, hub, options.lifecycle)
   options.lifecycle?.addWork(() => active.count)
   const watchdog = new TurnWatchdog(hub, runners, OWNER_CHECK_MS, log.child({ component: 'watchdog' }))
   app.addHook('onClose', async () => watchdog.stop())

@@ -20,8 +20,16 @@ export interface AttachOptions {
 interface Entry {
   subscription: Subscription
   followers: Set<Follower>
-  /** The turn running now, as far as the events tell. */
-  turnInFlight?: string | undefined
+  /** Turns started through this gateway or seen starting, whose end has not been seen. */
+  turnsInFlight: Set<string>
+}
+
+/** A turn being started for a session's followers: settled with the runner's answer (TurnStart.accepted or refused). */
+export interface TurnStart {
+  /** The runner took the turn: its events come after `afterSeq`. */
+  accepted(afterSeq: number): void
+  /** The turn was not started. */
+  refused(): void
 }
 
 /**
@@ -47,7 +55,7 @@ export class SessionHub {
   attach(sessionId: string, listener: EventListener, options: AttachOptions = {}): () => void {
     let entry = this.#sessions.get(sessionId)
     if (!entry) {
-      const created: Entry = { followers: new Set(), subscription: this.#bus.subscribe(this.#subjects.events(sessionId), (msg) => this.#onMessage(sessionId, created, msg.data)) }
+      const created: Entry = { followers: new Set(), turnsInFlight: new Set(), subscription: this.#bus.subscribe(this.#subjects.events(sessionId), (msg) => this.#onMessage(sessionId, created, msg.data)) }
       entry = created
       this.#sessions.set(sessionId, entry)
     }
@@ -78,6 +86,26 @@ export class SessionHub {
     }
   }
 
+  /**
+   * A turn is about to be sent for the session. Followers that do not know their place yet wait for
+   * the runner's answer before they take live events as their start, then fill whatever of the turn
+   * they missed from the log; and the session counts as running a turn (sessionsWithTurnInFlight)
+   * until its end is seen, even if no event of it ever arrives live.
+   */
+  startTurn(sessionId: string, turnId: string): TurnStart {
+    const entry = this.#sessions.get(sessionId)
+    if (!entry) return { accepted: () => {}, refused: () => {} }
+    entry.turnsInFlight.add(turnId)
+    const held = [...entry.followers].filter((follower) => follower.hold())
+    return {
+      accepted: (afterSeq) => held.forEach((follower) => follower.release(afterSeq)),
+      refused: () => {
+        entry.turnsInFlight.delete(turnId)
+        held.forEach((follower) => follower.release(undefined))
+      },
+    }
+  }
+
   /** Has the session's followers look for missed events when they heard nothing for `quietMs`. */
   catchUp(sessionId: string, quietMs: number): void {
     for (const follower of this.#sessions.get(sessionId)?.followers ?? []) follower.catchUp(quietMs)
@@ -85,7 +113,7 @@ export class SessionHub {
 
   /** Sessions followed here whose latest events show a turn still running. */
   sessionsWithTurnInFlight(): string[] {
-    return [...this.#sessions].filter(([, entry]) => entry.turnInFlight !== undefined).map(([id]) => id)
+    return [...this.#sessions].filter(([, entry]) => entry.turnsInFlight.size > 0).map(([id]) => id)
   }
 
   /** Resolves once the subscriptions made so far are active on the server. */
@@ -106,6 +134,7 @@ export class SessionHub {
 }
 
 function trackTurn(entry: Entry, event: ServiceEvent): void {
-  if (event.event === 'turn_started') entry.turnInFlight = event.turn_id
-  else if (isTurnEnd(event) && event.turn_id === entry.turnInFlight) entry.turnInFlight = undefined
+  if (event.turn_id === undefined) return
+  if (event.event === 'turn_started') entry.turnsInFlight.add(event.turn_id)
+  else if (isTurnEnd(event)) entry.turnsInFlight.delete(event.turn_id)
 }

@@ -4,6 +4,8 @@ import type { RunnerLeases } from '../state/mod.ts'
 
 /** Share of the TTL without a renewal after which a runner fences itself (before the lease can lapse). */
 const FENCE_SHARE = 0.75
+/** A renewal already on its way when the fence is due may still land up to this share of the TTL. */
+const LAST_CHANCE_SHARE = 0.9
 
 export interface LeaseKeeperOptions {
   leases: RunnerLeases
@@ -13,6 +15,8 @@ export interface LeaseKeeperOptions {
   sessions(): number
   /** Called when the lease could not be renewed for a whole TTL: others may own our sessions now. */
   onLost(): void
+  /** Called after each renewal that went through. */
+  onRenewed?(): void
   log: Logger
 }
 
@@ -27,7 +31,11 @@ export class LeaseKeeper {
   #timer: NodeJS.Timeout | undefined
   /** Fires when the lease was not renewed for FENCE_SHARE of its TTL. */
   #fence: NodeJS.Timeout | undefined
+  /** When the newest renewal that went through was sent: the lease stands until at least a TTL after. */
   #lastRenewed = 0
+  /** Renewals sent and not answered yet. */
+  #inFlight = 0
+  #stopped = false
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options
@@ -40,6 +48,7 @@ export class LeaseKeeper {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true
     clearInterval(this.#timer)
     clearTimeout(this.#fence)
     await this.#options.leases.release(this.#options.runnerId).catch(() => {})
@@ -56,11 +65,33 @@ export class LeaseKeeper {
   async #renew(): Promise<void> {
     const { leases, runnerId, maxSessions } = this.#options
     const sent = Date.now()
-    await leases.renew({ runner_id: runnerId, host: os.hostname(), pid: process.pid, sessions: this.#options.sessions(), max_sessions: maxSessions, renewed_at: sent })
+    this.#inFlight++
+    try {
+      await leases.renew({ runner_id: runnerId, host: os.hostname(), pid: process.pid, sessions: this.#options.sessions(), max_sessions: maxSessions, renewed_at: sent })
+    } finally {
+      this.#inFlight--
+    }
+    // An older renewal answering after a newer one tells nothing new.
+    if (this.#stopped || sent <= this.#lastRenewed) return
     this.#lastRenewed = sent
     // Others may take our sessions once the lease lapses (TTL after this write): stop running them before that.
+    this.#armFence(sent + this.#options.ttlMs * FENCE_SHARE, false)
+    this.#options.onRenewed?.()
+  }
+
+  #armFence(at: number, lastChance: boolean): void {
     clearTimeout(this.#fence)
-    this.#fence = setTimeout(() => this.#options.onLost(), Math.floor(this.#options.ttlMs * FENCE_SHARE))
+    this.#fence = setTimeout(() => this.#fenceDue(lastChance), Math.max(0, Math.floor(at - Date.now())))
     this.#fence.unref()
+  }
+
+  /**
+   * No renewal went through for FENCE_SHARE of the TTL. One still on its way (a busy machine, a
+   * stalled event loop) gets until LAST_CHANCE_SHARE: landing, it renews the lease and re-arms the fence.
+   */
+  #fenceDue(lastChance: boolean): void {
+    if (this.#stopped) return
+    if (!lastChance && this.#inFlight > 0) return this.#armFence(this.#lastRenewed + this.#options.ttlMs * LAST_CHANCE_SHARE, true)
+    this.#options.onLost()
   }
 }

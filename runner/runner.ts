@@ -19,7 +19,7 @@ import type { Engine } from './engine/engine.ts'
 import { LeaseKeeper } from './lease.ts'
 import { Guardian } from './process/guardian.ts'
 import { claimSession } from './ownership.ts'
-import { Session, type EventDraft, type SessionSettings } from './session.ts'
+import { Session, type EventDraft, type LostTurn, type SessionSettings } from './session.ts'
 import { RunnerWaf, type WafBlockListener } from './waf/guard.ts'
 import type { RunnerObserver } from '../observability/runner-observer.ts'
 import type { WafConfig } from './waf/rules.ts'
@@ -50,6 +50,8 @@ interface Owned {
   record: Versioned<SessionRecord>
   /** Registry writes for the session, one after another. */
   writes: Promise<void>
+  /** Ended here without being handed back (fenced, or taken over): its record is no longer this runner's to write. */
+  dropped?: boolean
 }
 
 /** Registry writes that fail for another reason than a conflict are tried again this often, this far apart (growing). */
@@ -71,6 +73,8 @@ export class Runner {
   readonly #acquiring = new Map<string, Promise<Owned | undefined>>()
   /** The last sequence of each session this runner owns (read from the event log when it claims one). */
   readonly #sequences = new Map<string, number>()
+  /** Sessions a fence ended here, with the turns it cut short; taken back once the lease is renewed (#reclaimFenced). */
+  readonly #fenced = new Map<string, LostTurn[]>()
   readonly #waf: RunnerWaf | undefined
   readonly #lease: LeaseKeeper
   #guardian: Guardian | undefined
@@ -93,7 +97,8 @@ export class Runner {
       maxSessions: options.maxSessions,
       ttlMs: options.leaseTtlMs,
       sessions: () => this.#owned.size,
-      onLost: () => void this.#fence(),
+      onLost: () => this.#fence(),
+      onRenewed: () => this.#reclaimFenced(),
       log: options.log,
     })
   }
@@ -187,8 +192,11 @@ export class Runner {
     // name this runner as the owner of a session it does not hold in memory, e.g. after a restart).
     const owned = this.#owned.get(sessionId) ?? (await this.#acquire(sessionId, command.type === 'execute'))
     switch (command.type) {
-      case 'execute':
-        return okReply('execute', await owned!.session.execute(command))
+      case 'execute': {
+        // Read before the prompt is queued: the turn's first event can only come after this.
+        const afterSeq = this.#sequences.get(sessionId) ?? 0
+        return okReply('execute', { ...(await owned!.session.execute(command)), after_seq: afterSeq })
+      }
       case 'stop': {
         if (owned) return okReply('stop', await owned.session.stop(command.reason, command.request_id))
         // Nothing runs anywhere for it, but the client still learns it is stopped.
@@ -238,36 +246,46 @@ export class Runner {
     if (claim.kind === 'owned') {
       throw new ServiceError('NOT_OWNER', `session ${sessionId} is owned by runner ${claim.owner}`, { cause: { owner: claim.owner } })
     }
+    // A turn the record says runs, but nothing here runs it: its runner died (or this one
+    // restarted under the same id). Either way that turn is over.
+    const recorded = claim.record.value
+    const lost = claim.takenFrom ?? (recorded.state === 'busy' ? recorded : undefined)
+    // A fence here cut short the turns it remembers (queued ones too), unless another runner took the session meanwhile.
+    const fenced = claim.takenFrom ? undefined : this.#fenced.get(sessionId)
+    this.#fenced.delete(sessionId)
+    const lostTurns = fenced ?? (lost?.state === 'busy' && lost.turn_id !== undefined ? [{ id: lost.turn_id, requestId: lost.turn_request_id }] : [])
+    return this.#adopt(sessionId, claim.record, lostTurns, fenced ? this.id : lost?.owner)
+  }
+
+  /** Serves a claimed session here; the turns `lostOwner` left unfinished end with RUNNER_LOST for whoever follows them. */
+  async #adopt(sessionId: string, record: Versioned<SessionRecord>, lostTurns: LostTurn[], lostOwner: string | undefined): Promise<Owned> {
     // Always from the log: while it was not ours, another runner may have gone on with it.
     await this.#readSequence(sessionId)
     const raced = this.#owned.get(sessionId)
     if (raced) return raced
-    const owned: Owned = { record: claim.record, writes: Promise.resolve(), session: undefined as unknown as Session }
+    const owned: Owned = { record, writes: Promise.resolve(), session: undefined as unknown as Session }
     owned.session = this.#newSession(sessionId, owned)
     this.#owned.set(sessionId, owned)
     this.#updatePlacement()
-    // A turn the record says runs, but nothing here runs it: its runner died (or this one was
-    // fenced, or restarted under the same id). Either way that turn is over.
-    const recorded = claim.record.value
-    const lost = claim.takenFrom ?? (recorded.state === 'busy' ? recorded : undefined)
-    if (lost?.state === 'busy' && lost.turn_id !== undefined) {
-      // Its owner died mid-turn: end that turn for whoever follows it.
-      const message = `the runner running this turn (${lost.owner}) stopped answering; send the prompt again to continue the conversation`
-      this.#emit(sessionId, {
-        event: 'error',
-        turn_id: lost.turn_id,
-        ...(lost.turn_request_id !== undefined && { request_id: lost.turn_request_id }),
-        data: message,
-        error: { code: 'RUNNER_LOST', message },
-      })
-      this.#write(owned, (record) => {
-        record.state = 'idle'
-        delete record.turn_id
-        delete record.turn_request_id
-        record.stats.errors++
+    if (lostTurns.length > 0) {
+      const message = `the runner running this turn (${lostOwner}) stopped answering; send the prompt again to continue the conversation`
+      for (const turn of lostTurns) {
+        this.#emit(sessionId, {
+          event: 'error',
+          turn_id: turn.id,
+          ...(turn.requestId !== undefined && { request_id: turn.requestId }),
+          data: message,
+          error: { code: 'RUNNER_LOST', message },
+        })
+      }
+      this.#write(owned, (next) => {
+        next.state = 'idle'
+        delete next.turn_id
+        delete next.turn_request_id
+        next.stats.errors += lostTurns.length
       })
     }
-    this.#options.log.info({ session_id: sessionId, taken_from: lost?.owner }, 'session claimed')
+    this.#options.log.info({ session_id: sessionId, taken_from: lostOwner }, 'session claimed')
     return owned
   }
 
@@ -322,6 +340,7 @@ export class Runner {
   #write(owned: Owned, change: (record: SessionRecord) => void): void {
     const { registry } = this.#options.state
     owned.writes = owned.writes.then(async () => {
+      if (owned.dropped) return
       const sessionId = owned.session.id
       // Two tries: a write whose answer was lost (a NATS outage) moved the revision under us.
       let failures = 0
@@ -357,14 +376,39 @@ export class Runner {
 
   /** Ends a session's work here without touching the registry (it is not ours any more). */
   #drop(owned: Owned): void {
+    owned.dropped = true
     this.#forget(owned.session.id, owned)
     owned.session.close().catch((err: unknown) => this.#options.log.error({ err, session_id: owned.session.id }, 'cannot end a session taken over by another runner'))
   }
 
-  /** The lease lapsed: others may own our sessions now, so stop running them. */
-  async #fence(): Promise<void> {
+  /** The lease may lapse: others may own our sessions soon, so stop running them. */
+  #fence(): void {
     this.#options.log.error({ sessions: this.#owned.size }, 'runner lease lost; ending every session here')
-    for (const owned of [...this.#owned.values()]) this.#drop(owned)
+    for (const owned of [...this.#owned.values()]) {
+      const turns = owned.session.turns
+      if (turns.length > 0) this.#fenced.set(owned.session.id, turns)
+      this.#drop(owned)
+    }
+  }
+
+  /**
+   * The lease stands again after a fence. A fenced session whose record still names this runner
+   * was not taken over, so nobody told its clients that the fence cut its turns short: take it
+   * back and end those turns. One another runner took over is that runner's to tell.
+   */
+  #reclaimFenced(): void {
+    if (this.#closing) return
+    for (const [sessionId, turns] of this.#fenced) {
+      this.#fenced.delete(sessionId)
+      void this.#reclaim(sessionId, turns).catch((err: unknown) => this.#options.log.warn({ err, session_id: sessionId }, 'cannot take back a fenced session'))
+    }
+  }
+
+  async #reclaim(sessionId: string, turns: LostTurn[]): Promise<void> {
+    const { registry } = this.#options.state
+    const current = await registry.get(sessionId)
+    if (current?.value.owner !== this.id || this.#owned.has(sessionId)) return
+    await this.#adopt(sessionId, current, turns, this.id)
   }
 
   /** Joins the placement group while there is room, leaves it when full. */

@@ -55,6 +55,15 @@ export interface SessionDeps {
   guard?: ProcessGuard | undefined
 }
 
+/** A prompt taken into the queue (the runner adds the sequence to the reply). */
+type Admitted = Omit<ReplyOf<'execute'>, 'after_seq'>
+
+/** A turn that ended without its CLI's word (its runner died or was fenced): what its error event names. */
+export interface LostTurn {
+  id: string
+  requestId?: RequestId | undefined
+}
+
 interface Turn {
   id: string
   prompt: string
@@ -137,14 +146,19 @@ export class Session {
     return this.#stats
   }
 
+  /** The turn running and those waiting, oldest first. */
+  get turns(): LostTurn[] {
+    return [...(this.#turn ? [this.#turn] : []), ...this.#queue].map(({ id, requestId }) => ({ id, requestId }))
+  }
+
   /** Queues a prompt; prompts are admitted in the order their commands arrived. */
-  execute(command: CommandOf<'execute'>): Promise<ReplyOf<'execute'>> {
+  execute(command: CommandOf<'execute'>): Promise<Admitted> {
     const admitted = this.#admission.then(() => this.#admit(command))
     this.#admission = admitted.catch(() => {})
     return admitted
   }
 
-  async #admit(command: CommandOf<'execute'>): Promise<ReplyOf<'execute'>> {
+  async #admit(command: CommandOf<'execute'>): Promise<Admitted> {
     await this.#ensureWorkDir(command.work_dir)
     if (this.#queue.length >= this.#deps.settings.maxQueue && this.#turn !== undefined) {
       throw new ServiceError('QUEUE_FULL', `session ${this.id} already has ${this.#queue.length} prompts waiting (session.max_queue)`)

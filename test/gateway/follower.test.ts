@@ -80,4 +80,55 @@ describe('follower', () => {
     expect(skipped).toEqual([[2, 49]])
     f.close()
   })
+  // A follower attached for a turn it starts: hold() before the execute is sent, release() with the runner's answer.
+  it.each([
+    ['live events before the answer wait for it, then go out in order', [3, 4], 2, [3, 4], [3, 4]],
+    ['the first events missed live are filled from the log', [4], 2, [3, 4], [3, 4]],
+    ['an earlier turn\'s events kept while waiting are not delivered', [1, 2, 3], 2, [1, 2, 3], [3]],
+    ['a refused turn starts at the first event kept', [5, 6], undefined, [], [5, 6]],
+  ] as const)('start - %s', async (_name, live, afterSeq, stored, expected) => {
+    const { f, delivered, store } = follower()
+    store([...stored])
+    expect(f.hold()).toBe(true)
+    for (const seq of live) f.offer(ev(seq), '')
+    expect(delivered).toEqual([])
+    f.release(afterSeq)
+    await vi.waitFor(() => expect(delivered).toEqual(expected))
+    f.close()
+  })
+
+  it('start - a turn whose every event was missed live is found in the log when the follower catches up', async () => {
+    const { f, delivered, store } = follower()
+    f.hold()
+    f.release(7)
+    store([6, 7, 8, 9])
+    f.catchUp(0)
+    await vi.waitFor(() => expect(delivered).toEqual([8, 9]))
+    f.close()
+  })
+
+  it('start - two turns started at once: the follower waits for both answers and starts after the lower', async () => {
+    const { f, delivered } = follower()
+    f.hold()
+    f.hold()
+    f.offer(ev(3), '')
+    f.release(4)
+    expect(delivered).toEqual([])
+    f.release(2)
+    expect(delivered).toEqual([3])
+    f.close()
+  })
+
+  it('start - a follower that knows its place needs no hold', () => {
+    const { f, delivered } = follower({ afterSeq: 0 })
+    expect(f.hold()).toBe(false)
+    const live = follower()
+    live.f.offer(ev(1), '')
+    expect(live.f.hold()).toBe(false)
+    live.f.offer(ev(2), '')
+    expect(live.delivered).toEqual([1, 2])
+    expect(delivered).toEqual([])
+    f.close()
+    live.f.close()
+  })
 })

@@ -41,7 +41,7 @@ function fakeRunner(bus: MemoryBus, answer: (prompt: string) => { text: string; 
     const command = Command.parse(JSON.parse(msg.data))
     if (command.type !== 'execute') return msg.respond(okReply('close', { closed: true }))
     executes.push(command)
-    msg.respond(okReply('execute', { turn_id: command.turn_id, queued: 0 }))
+    msg.respond(okReply('execute', { turn_id: command.turn_id, queued: 0, after_seq: 0 }))
     void (async () => {
       if (gate) await gate
       const { text, end = 'completed' } = answer(command.prompt)

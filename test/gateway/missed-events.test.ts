@@ -1,0 +1,109 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import pino from 'pino'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { MemoryBus, type BusMessage, type SubscribeOptions, type Subscription } from '../../bus/mod.ts'
+import { resolveConfig } from '../../config/mod.ts'
+import { subjects } from '../../contract/mod.ts'
+import { buildGateway } from '../../gateway/server.ts'
+import { createEngine, Runner } from '../../runner/mod.ts'
+import { sessionSettings } from '../../service/start.ts'
+import { openState, type State } from '../../state/mod.ts'
+import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+import { WsClient } from '../fixtures/ws-client.ts'
+
+/** The in-process bus, except that it loses live events of a session as told (a gateway cut off for a moment). */
+class LossyBus extends MemoryBus {
+  /** Live events still to lose, by session. */
+  readonly #losing = new Map<string, number>()
+  readonly #subjects = subjects('test')
+
+  lose(sessionId: string, events: number): void {
+    this.#losing.set(this.#subjects.events(sessionId), events)
+  }
+
+  override subscribe(subject: string, handler: (msg: BusMessage) => void, options?: SubscribeOptions): Subscription {
+    return super.subscribe(
+      subject,
+      (msg) => {
+        const left = this.#losing.get(subject) ?? 0
+        if (left === 0) return handler(msg)
+        this.#losing.set(subject, left - 1)
+      },
+      options,
+    )
+  }
+}
+
+/**
+ * The gateway learns where a turn it starts begins from the runner's answer,
+ * so a client gets the whole turn even when its events are lost on the way:
+ * the first ones, or every one of them.
+ */
+describe('events missed live', () => {
+  const log = pino({ level: 'silent' })
+  let dir: string
+  let bus: LossyBus
+  let state: State
+  let runner: Runner
+  let app: FastifyInstance
+  let client: WsClient
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-missed-'))
+    const config = resolveConfig(
+      {
+        engine: { command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') } },
+        session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
+        nats: { prefix: 'test' },
+      },
+      {},
+    )
+    bus = new LossyBus()
+    state = await openState(bus, config, log)
+    runner = new Runner({
+      bus,
+      engine: createEngine(config.engine),
+      state,
+      runnerId: 'r0',
+      maxSessions: 10,
+      leaseTtlMs: 10_000,
+      subjectPrefix: 'test',
+      markerDir: config.session.marker_dir,
+      settings: sessionSettings(config),
+      log,
+    })
+    await runner.start()
+    app = await buildGateway({ bus, subjectPrefix: 'test', requestTimeoutMs: 5_000, log, state })
+    const address = await app.listen({ port: 0, host: '127.0.0.1' })
+    client = await WsClient.connect(`${address.replace('http', 'ws')}/ws/v1/agent`)
+  })
+  afterEach(async () => {
+    await client.close()
+    await app.close()
+    await runner.close()
+    await bus.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it.each([
+    ['a new session, every event of its turn lost live', false, Infinity],
+    ['a new session, the first events lost, later ones live', false, 4],
+    ['a followed session, every event of its next turn lost live', true, Infinity],
+  ])('missed - %s: the client still gets the whole turn, each event once and in order', async (_name, followedBefore, lost) => {
+    if (followedBefore) {
+      client.send({ type: 'execute', session_id: 'lossy', prompt: 'first', request_id: 'before' })
+      await client.next((msg) => msg.request_id === 'before' && msg.event === 'completed')
+    }
+    bus.lose('lossy', lost)
+    client.send({ type: 'execute', session_id: 'lossy', prompt: 'stamped: 10 20', request_id: 'lost' })
+    await client.next((msg) => msg.request_id === 'lost' && msg.event === 'completed')
+    const turn = client.eventsOf('lossy').filter((event) => event.request_id === 'lost')
+    expect(turn.map((event) => event.event)).toEqual([...Array(10).fill('answer'), 'completed'])
+    const seqs = client.eventsOf('lossy').map((event) => event.seq as number)
+    expect(new Set(seqs).size).toBe(seqs.length)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+  })
+})

@@ -1,0 +1,143 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import pino from 'pino'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { MemoryBus } from '../../bus/mod.ts'
+import { resolveConfig, type Config } from '../../config/mod.ts'
+import type { ServiceEvent } from '../../contract/mod.ts'
+import { RunnerClient } from '../../gateway/runner-client.ts'
+import { SessionHub } from '../../gateway/session-hub.ts'
+import { createEngine, Runner } from '../../runner/mod.ts'
+import { sessionSettings } from '../../service/start.ts'
+import { openState, type RunnerLease, type RunnerLeases, type State } from '../../state/mod.ts'
+import { processesUnder } from '../fixtures/processes.ts'
+import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+
+/** Leases whose renewals can be made to fail, as when NATS is cut off or too slow to answer. */
+class FlakyLeases implements RunnerLeases {
+  failing = false
+  readonly #inner: RunnerLeases
+  constructor(inner: RunnerLeases) {
+    this.#inner = inner
+  }
+  async renew(lease: RunnerLease): Promise<void> {
+    if (this.failing) throw new Error('renewal refused by the test')
+    await this.#inner.renew(lease)
+  }
+  get = (runnerId: string) => this.#inner.get(runnerId)
+  list = () => this.#inner.list()
+  release = (runnerId: string) => this.#inner.release(runnerId)
+}
+
+/**
+ * A runner that cannot renew its lease fences itself: it ends its sessions'
+ * processes before another runner may take them. Once the lease stands
+ * again, the turns the fence cut short must still end for their clients.
+ */
+describe('runner fencing', () => {
+  const log = pino({ level: 'silent' })
+  const LEASE_TTL_MS = 600
+  let dir: string
+  let config: Config
+  let bus: MemoryBus
+  let state: State
+  let leases: FlakyLeases
+  let runner: Runner
+  let client: RunnerClient
+  let hub: SessionHub
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-fence-'))
+    config = resolveConfig(
+      {
+        engine: { command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, stop_grace: '200ms' },
+        session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
+      },
+      {},
+    )
+    bus = new MemoryBus()
+    const opened = await openState(bus, config, log)
+    leases = new FlakyLeases(opened.leases!)
+    state = { ...opened, leases }
+    runner = new Runner({
+      bus,
+      engine: createEngine(config.engine),
+      state,
+      runnerId: 'r0',
+      maxSessions: 10,
+      leaseTtlMs: LEASE_TTL_MS,
+      subjectPrefix: config.nats.prefix,
+      markerDir: config.session.marker_dir,
+      settings: sessionSettings(config),
+      log,
+    })
+    await runner.start()
+    client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry, leases)
+    hub = new SessionHub(bus, config.nats.prefix, log, state.events)
+  })
+  afterEach(async () => {
+    await runner.close()
+    await bus.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  async function fenceWhile(during: () => Promise<void>): Promise<void> {
+    leases.failing = true
+    await during()
+    leases.failing = false
+  }
+
+  it('fence - the running and the queued turn end with RUNNER_LOST once the lease stands again; the session goes on', async () => {
+    const seen: ServiceEvent[] = []
+    const detach = hub.attach('fenced', (event) => seen.push(event))
+    await client.send({ type: 'execute', session_id: 'fenced', turn_id: 't1', prompt: 'sleep: 60', request_id: 'a' })
+    await client.send({ type: 'execute', session_id: 'fenced', turn_id: 't2', prompt: 'queued behind', request_id: 'b' })
+    await vi.waitFor(() => expect(seen.map((event) => event.event)).toContain('tool_use'), { timeout: 10_000 })
+    const sandbox = path.join(config.session.work_dir, 'fenced')
+
+    await fenceWhile(async () => {
+      // Fenced: the session's processes end although nothing told it to stop.
+      await vi.waitFor(async () => expect(await processesUnder(sandbox)).toEqual([]), { timeout: 10_000 })
+    })
+    const ends = await vi.waitFor(
+      () => {
+        const errors = seen.filter((event) => event.event === 'error')
+        expect(errors).toHaveLength(2)
+        return errors
+      },
+      { timeout: 10_000 },
+    )
+    expect(ends.map((event) => [event.turn_id, event.request_id, event.event === 'error' && event.error.code])).toEqual([
+      ['t1', 'a', 'RUNNER_LOST'],
+      ['t2', 'b', 'RUNNER_LOST'],
+    ])
+    expect((await state.registry.get('fenced'))!.value).toMatchObject({ owner: 'r0', state: 'idle' })
+
+    await client.send({ type: 'execute', session_id: 'fenced', turn_id: 't3', prompt: 'after the fence' })
+    await vi.waitFor(() => expect(seen.at(-1)).toMatchObject({ event: 'completed', turn_id: 't3' }), { timeout: 10_000 })
+    detach()
+    const seqs = seen.map((event) => event.seq)
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))
+  })
+
+  it('fence - a session another runner took over meanwhile is left to it: the fenced runner says nothing more about it', async () => {
+    const seen: ServiceEvent[] = []
+    const detach = hub.attach('taken', (event) => seen.push(event))
+    await client.send({ type: 'execute', session_id: 'taken', turn_id: 't1', prompt: 'sleep: 60' })
+    await vi.waitFor(() => expect(seen.map((event) => event.event)).toContain('tool_use'), { timeout: 10_000 })
+    const sandbox = path.join(config.session.work_dir, 'taken')
+
+    await fenceWhile(async () => {
+      await vi.waitFor(async () => expect(await processesUnder(sandbox)).toEqual([]), { timeout: 10_000 })
+      const record = (await state.registry.get('taken'))!
+      await state.registry.update({ ...record.value, owner: 'r1' }, record.revision)
+    })
+    const before = seen.length
+    // Several renewals go through: the fenced runner would have taken the session back by now.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS * 2))
+    detach()
+    expect(seen.slice(before)).toEqual([])
+    expect((await state.registry.get('taken'))!.value.owner).toBe('r1')
+  })
+})

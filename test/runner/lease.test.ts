@@ -1,0 +1,73 @@
+import pino from 'pino'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { LeaseKeeper } from '../../runner/lease.ts'
+import { MemoryLeases, type RunnerLease } from '../../state/mod.ts'
+
+const TTL_MS = 1_000
+
+/** Leases whose renewals answer as the test says: at once, after a delay, never, or with an error. */
+class ScriptedLeases extends MemoryLeases {
+  answer: 'ok' | 'fail' | 'never' | number = 'ok'
+  override async renew(lease: RunnerLease): Promise<void> {
+    const answer = this.answer
+    if (answer === 'fail') throw new Error('renewal refused')
+    if (answer === 'never') return new Promise(() => {})
+    if (typeof answer === 'number') await new Promise((resolve) => setTimeout(resolve, answer))
+    await super.renew(lease)
+  }
+}
+
+describe('lease keeper', () => {
+  let leases: ScriptedLeases
+  let keeper: LeaseKeeper
+  let lostAt: number | undefined
+  let renewals: number
+  let started: number
+
+  beforeEach(async () => {
+    vi.useFakeTimers()
+    leases = new ScriptedLeases()
+    lostAt = undefined
+    renewals = 0
+    keeper = new LeaseKeeper({
+      leases,
+      runnerId: 'r0',
+      maxSessions: 1,
+      ttlMs: TTL_MS,
+      sessions: () => 0,
+      onLost: () => (lostAt ??= Date.now() - started),
+      onRenewed: () => renewals++,
+      log: pino({ level: 'silent' }),
+    })
+    await keeper.start()
+    started = Date.now()
+  })
+  afterEach(async () => {
+    await keeper.stop()
+    vi.useRealTimers()
+  })
+
+  // Renewals run every TTL/3; the last good one was sent at 0 ms.
+  it.each([
+    ['renewals keep going through: no fence', 'ok', undefined],
+    ['renewals are refused: fenced at 3/4 of the TTL', 'fail', 750],
+    ['a renewal on its way answers late, before 9/10 of the TTL: no fence', 500, undefined],
+    ['a renewal on its way never answers: fenced at 9/10 of the TTL, not before', 'never', 900],
+  ] as const)('lease - %s', async (_name, answer, fencedAt) => {
+    leases.answer = answer
+    await vi.advanceTimersByTimeAsync(TTL_MS * 3)
+    expect(lostAt).toBe(fencedAt)
+    if (fencedAt === undefined) expect(renewals).toBeGreaterThan(3)
+  })
+
+  it('lease - once a renewal goes through after a fence, the runner is told the lease stands again', async () => {
+    leases.answer = 'never'
+    await vi.advanceTimersByTimeAsync(TTL_MS)
+    expect(lostAt).toBe(900)
+    const before = renewals
+    leases.answer = 'ok'
+    await vi.advanceTimersByTimeAsync(TTL_MS)
+    expect(renewals).toBeGreaterThan(before)
+    expect(lostAt).toBe(900)
+  })
+})
