@@ -13,7 +13,7 @@ import {
   type ServiceEvent,
   type Subjects,
 } from '../contract/mod.ts'
-import { isRunnerAlive, RegistryConflictError, type SessionRecord, type State, type Versioned } from '../state/mod.ts'
+import { isRunnerAlive, RegistryConflictError, unfinishedTurns, type SessionRecord, type State, type Versioned } from '../state/mod.ts'
 import { cliSessionId, MarkerStore } from './cli-session.ts'
 import type { Engine } from './engine/engine.ts'
 import { LeaseKeeper } from './lease.ts'
@@ -147,6 +147,8 @@ export class Runner {
           delete record.owner
           record.state = 'idle'
           delete record.turn_id
+          delete record.turn_request_id
+          delete record.queued
         })
         await owned.writes
       }),
@@ -253,7 +255,7 @@ export class Runner {
     // A fence here cut short the turns it remembers (queued ones too), unless another runner took the session meanwhile.
     const fenced = claim.takenFrom ? undefined : this.#fenced.get(sessionId)
     this.#fenced.delete(sessionId)
-    const lostTurns = fenced ?? (lost?.state === 'busy' && lost.turn_id !== undefined ? [{ id: lost.turn_id, requestId: lost.turn_request_id }] : [])
+    const lostTurns = fenced ?? (lost ? unfinishedTurns(lost).map((turn) => ({ id: turn.turn_id, requestId: turn.request_id })) : [])
     return this.#adopt(sessionId, claim.record, lostTurns, fenced ? this.id : lost?.owner)
   }
 
@@ -282,6 +284,7 @@ export class Runner {
         next.state = 'idle'
         delete next.turn_id
         delete next.turn_request_id
+        delete next.queued
         next.stats.errors += lostTurns.length
       })
     }
@@ -307,14 +310,17 @@ export class Runner {
           if (workDir !== undefined) record.work_dir = workDir
           if (requestId === undefined) delete record.turn_request_id
           else record.turn_request_id = requestId
+          recordQueue(record, owned.session.queued)
         }),
       onTurnEnded: (stats) =>
         this.#write(owned, (record) => {
           record.state = 'idle'
           delete record.turn_id
           delete record.turn_request_id
+          recordQueue(record, owned.session.queued)
           record.stats = stats
         }),
+      onQueued: () => this.#write(owned, (record) => recordQueue(record, owned.session.queued)),
       onReaped: () => {
         if (owned.session.busy || this.#owned.get(sessionId) !== owned) return
         // Nothing runs: hand the session back, any runner may take it next time.
@@ -447,4 +453,10 @@ export class Runner {
     this.#options.observer?.event(event)
     this.#options.state.events.append(event)
   }
+}
+
+/** Keeps the record's list of waiting turns as the session has it (read when the write runs, so it is current). */
+function recordQueue(record: SessionRecord, queued: LostTurn[]): void {
+  if (queued.length === 0) delete record.queued
+  else record.queued = queued.map((turn) => ({ turn_id: turn.id, ...(turn.requestId !== undefined && { request_id: turn.requestId }) }))
 }

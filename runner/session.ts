@@ -49,6 +49,8 @@ export interface SessionDeps {
   /** Told when a turn starts and ends, so the registry knows what runs. */
   onTurnStarted?(turnId: string, requestId: RequestId | undefined, workDir: string | undefined): void
   onTurnEnded?(stats: Stats): void
+  /** A prompt joined the queue behind a running turn. */
+  onQueued?(): void
   /** The idle reaper ended the CLI: the session needs nothing from this runner now. */
   onReaped?(): void
   /** Ends the session's processes if the runner dies without doing it. */
@@ -148,7 +150,12 @@ export class Session {
 
   /** The turn running and those waiting, oldest first. */
   get turns(): LostTurn[] {
-    return [...(this.#turn ? [this.#turn] : []), ...this.#queue].map(({ id, requestId }) => ({ id, requestId }))
+    return [...(this.#turn ? [this.#turn] : []), ...this.queued]
+  }
+
+  /** The turns waiting, oldest first. */
+  get queued(): LostTurn[] {
+    return this.#queue.map(({ id, requestId }) => ({ id, requestId }))
   }
 
   /** Queues a prompt; prompts are admitted in the order their commands arrived. */
@@ -165,6 +172,7 @@ export class Session {
     }
     const ahead = this.#queue.length + (this.#turn ? 1 : 0)
     this.#queue.push({ id: command.turn_id, prompt: command.prompt, instructions: command.instructions, requestId: command.request_id })
+    if (ahead > 0) this.#deps.onQueued?.()
     queueMicrotask(() => void this.#pump())
     return { turn_id: command.turn_id, queued: ahead }
   }

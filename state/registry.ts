@@ -17,12 +17,23 @@ export const SessionRecord = z.object({
   turn_id: z.string().optional(),
   /** The request_id of that turn's execute, echoed on its last event. */
   turn_request_id: z.union([z.number(), z.string()]).optional(),
+  /** The turns waiting behind it, oldest first: whoever takes over from a dead owner ends them too. */
+  queued: z.array(z.object({ turn_id: z.string(), request_id: z.union([z.number(), z.string()]).optional() })).optional(),
   created_at: z.number(),
   /** Epoch ms of the last command or output. */
   last_active: z.number(),
   stats: Stats,
 })
 export type SessionRecord = z.output<typeof SessionRecord>
+
+/** A turn a record names: its id and its execute's request_id. */
+export type RecordedTurn = NonNullable<SessionRecord['queued']>[number]
+
+/** The turns a record says were taken and not ended: the one running, then those waiting. */
+export function unfinishedTurns(record: SessionRecord): RecordedTurn[] {
+  const running = record.state === 'busy' && record.turn_id !== undefined ? [{ turn_id: record.turn_id, request_id: record.turn_request_id }] : []
+  return [...running, ...(record.queued ?? [])]
+}
 
 /** A record with the revision it was read at, for compare-and-set writes. */
 export interface Versioned<T> {

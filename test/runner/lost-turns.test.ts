@@ -10,6 +10,7 @@ import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
 import { createEngine, Runner } from '../../runner/mod.ts'
 import { sessionSettings } from '../../service/start.ts'
+import { emptyStats } from '../../contract/mod.ts'
 import { openState, type RunnerLease, type RunnerLeases, type State } from '../../state/mod.ts'
 import { processesUnder } from '../fixtures/processes.ts'
 import { FAKE_CLAUDE } from '../fixtures/stack.ts'
@@ -31,11 +32,13 @@ class FlakyLeases implements RunnerLeases {
 }
 
 /**
- * A runner that cannot renew its lease fences itself: it ends its sessions'
- * processes before another runner may take them. Once the lease stands
- * again, the turns the fence cut short must still end for their clients.
+ * Turns whose runner went away must still end for their clients. A runner
+ * that cannot renew its lease fences itself (ends its sessions' processes
+ * before another runner may take them) and, once the lease stands again, ends
+ * the turns the fence cut short. A runner that takes over from a dead one
+ * ends the turns the record names: the running one and those waiting.
  */
-describe('runner fencing', () => {
+describe('lost turns', () => {
   const log = pino({ level: 'silent' })
   const LEASE_TTL_MS = 600
   let dir: string
@@ -139,5 +142,45 @@ describe('runner fencing', () => {
     detach()
     expect(seen.slice(before)).toEqual([])
     expect((await state.registry.get('taken'))!.value.owner).toBe('r1')
+  })
+
+  it('takeover - from a dead owner: its running turn and the turns waiting behind it end with RUNNER_LOST, in order', async () => {
+    await state.registry.create({
+      session_id: 'orphan',
+      owner: 'gone',
+      state: 'busy',
+      turn_id: 't1',
+      turn_request_id: 'a',
+      queued: [{ turn_id: 't2', request_id: 'b' }, { turn_id: 't3' }],
+      cli_session_id: 'u',
+      created_at: 1,
+      last_active: 1,
+      stats: emptyStats(),
+    })
+    const seen: ServiceEvent[] = []
+    const detach = hub.attach('orphan', (event) => seen.push(event), { afterSeq: 0 })
+    expect(await client.send({ type: 'recover', session_id: 'orphan' })).toEqual({ recovered: true })
+    await vi.waitFor(() => expect(seen).toHaveLength(3))
+    detach()
+    expect(seen.map((event) => [event.seq, event.turn_id, event.request_id, event.event === 'error' && event.error.code])).toEqual([
+      [1, 't1', 'a', 'RUNNER_LOST'],
+      [2, 't2', 'b', 'RUNNER_LOST'],
+      [3, 't3', undefined, 'RUNNER_LOST'],
+    ])
+    await vi.waitFor(async () => expect((await state.registry.get('orphan'))!.value).toMatchObject({ owner: 'r0', state: 'idle', stats: { errors: 3 } }))
+    expect((await state.registry.get('orphan'))!.value.queued).toBeUndefined()
+  })
+
+  it('record - the turns waiting behind the running one are in the registry while they wait', async () => {
+    const seen: ServiceEvent[] = []
+    const detach = hub.attach('waiting', (event) => seen.push(event))
+    await client.send({ type: 'execute', session_id: 'waiting', turn_id: 't1', prompt: 'sleep: 60' })
+    await client.send({ type: 'execute', session_id: 'waiting', turn_id: 't2', prompt: 'next', request_id: 7 })
+    await vi.waitFor(async () => expect((await state.registry.get('waiting'))!.value).toMatchObject({ state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2', request_id: 7 }] }))
+    await client.send({ type: 'stop', session_id: 'waiting' })
+    await vi.waitFor(async () => expect((await state.registry.get('waiting'))!.value.state).toBe('idle'))
+    detach()
+    expect((await state.registry.get('waiting'))!.value.queued).toBeUndefined()
+    expect(seen.filter((event) => event.event === 'stopped').map((event) => event.turn_id)).toEqual(['t2', 't1'])
   })
 })
