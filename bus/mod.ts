@@ -4,4 +4,4 @@ export type { Bus, BusMessage, Headers, RequestOptions, SubscribeOptions, Subscr
 export { MemoryBus } from './memory.ts'
 export type { MemoryBusLogger } from './memory.ts'
 export { NatsBus } from './nats.ts'
-export type { NatsBusLogger, NatsBusOptions, NatsBusStatus } from './nats.ts'
+export type { NatsAuth, NatsBusLogger, NatsBusOptions, NatsBusStatus } from './nats.ts'

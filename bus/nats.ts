@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises'
 import {
   ClosedConnectionError,
   connect,
+  credsAuthenticator,
   DrainingConnectionError,
   headers as natsHeaders,
   RequestError,
@@ -36,7 +38,12 @@ export interface NatsBusOptions {
   /** The connection name the server shows (`connz`), e.g. `gateway` or `runner-<id>`. */
   name: string
   logger?: NatsBusLogger
+  /** How to authenticate (config `nats.user`/`password`, `token` or `creds_file`); none: anonymous. */
+  auth?: NatsAuth | undefined
 }
+
+/** One way to authenticate to the server. */
+export type NatsAuth = { user: string; password: string } | { token: string } | { credsFile: string }
 
 /** Connection changes worth acting on; NATS's other status events are left out. */
 export type NatsBusStatus =
@@ -64,11 +71,13 @@ export class NatsBus implements Bus {
 
   /** Connects to `url`; rejects at once when no server answers there. */
   static async connect(url: string, options: NatsBusOptions): Promise<NatsBus> {
+    const auth = await authOptions(options.auth)
     let nc: NatsConnection
     try {
       nc = await connect({
         servers: url,
         name: options.name,
+        ...auth,
         maxReconnectAttempts: -1,
         reconnectTimeWait: RECONNECT_WAIT_MS,
         // A wrong URL must fail start-up instead of retrying in the background.
@@ -264,4 +273,18 @@ function fromNatsHeaders(h: MsgHdrs | undefined): Headers | undefined {
   const record: Headers = {}
   for (const key of keys) record[key] = h.last(key)
   return record
+}
+
+/** The client's connect options for `auth`; a creds file is read now, so a missing one fails start-up. */
+async function authOptions(auth: NatsAuth | undefined) {
+  if (auth === undefined) return {}
+  if ('user' in auth) return { user: auth.user, pass: auth.password }
+  if ('token' in auth) return { token: auth.token }
+  let creds: Uint8Array
+  try {
+    creds = await readFile(auth.credsFile)
+  } catch (err) {
+    throw new Error(`cannot read the NATS credentials file ${auth.credsFile}: ${(err as Error).message}`, { cause: err })
+  }
+  return { authenticator: credsAuthenticator(creds) }
 }

@@ -58,6 +58,20 @@ export const ConfigSchema = z.strictObject({
       /** Subject prefix, so several deployments can share one NATS. */
       prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).default('agent-runtime'),
       request_timeout: Duration('30s'),
+      /** User and password for a server with `authorization` users (NATS_USER, NATS_PASSWORD). */
+      user: z.string().min(1).optional(),
+      password: z.string().min(1).optional(),
+      /** A server's authorization token (NATS_TOKEN). */
+      token: z.string().min(1).optional(),
+      /** A `.creds` file (user JWT and NKey seed) for decentralized JWT auth (NATS_CREDS). */
+      creds_file: z.string().min(1).optional(),
+    })
+    .superRefine((nats, ctx) => {
+      if ((nats.user === undefined) !== (nats.password === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [nats.user === undefined ? 'user' : 'password'], message: 'nats.user and nats.password go together' })
+      }
+      const ways = [nats.user !== undefined && 'user', nats.token !== undefined && 'token', nats.creds_file !== undefined && 'creds_file'].filter(Boolean)
+      if (ways.length > 1) ctx.addIssue({ code: 'custom', path: [ways[1] as string], message: `choose one way to authenticate to NATS, not ${ways.join(' and ')}` })
     })
     .prefault({}),
   runner: z

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { MemoryBus, NatsBus, type Bus } from '../bus/mod.ts'
+import { MemoryBus, NatsBus, type Bus, type NatsAuth } from '../bus/mod.ts'
 import type { Config } from '../config/mod.ts'
 import { startControllerService } from '../controller/service.ts'
 import { buildGateway } from '../gateway/server.ts'
@@ -39,7 +39,9 @@ export interface Service {
 /** Starts the parts of `mode`: dev = gateway + runner on an in-process bus; gateway or runner alone over NATS. */
 export async function startService(mode: Mode, config: Config, log: Logger): Promise<Service> {
   const bus: Bus =
-    mode === 'dev' ? new MemoryBus({ logger: log.child({ component: 'bus' }) }) : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }) })
+    mode === 'dev'
+      ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
+      : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats) })
   if (mode === 'controller') return { mode, bus, ...(await startControllerService(config, bus, log)) }
   const lifecycle = new Lifecycle()
   const observability = await startObservability({ mode, config, log, bus, draining: () => lifecycle.draining })
@@ -124,4 +126,12 @@ export function sessionSettings(config: Config): SessionSettings {
  */
 function defaultRunnerId(): string {
   return `${os.hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}`
+}
+
+/** The `nats` section's way to authenticate, if any (the schema allows at most one). */
+export function natsAuth(nats: Config['nats']): NatsAuth | undefined {
+  if (nats.user !== undefined && nats.password !== undefined) return { user: nats.user, password: nats.password }
+  if (nats.token !== undefined) return { token: nats.token }
+  if (nats.creds_file !== undefined) return { credsFile: nats.creds_file }
+  return undefined
 }

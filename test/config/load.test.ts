@@ -57,6 +57,13 @@ nats: { url: "nats://nats:4222" }
     expect(config.nats.url).toBe('nats://nats:4222')
   })
 
+  it('config - NATS credentials come from the environment (they are secrets)', () => {
+    const config = resolveConfig({}, { NATS_USER: 'svc', NATS_PASSWORD: 'pw' })
+    expect(config.nats).toMatchObject({ user: 'svc', password: 'pw' })
+    expect(resolveConfig({}, { NATS_TOKEN: 't' }).nats.token).toBe('t')
+    expect(resolveConfig({}, { NATS_CREDS: '/etc/nats/runner.creds' }).nats.creds_file).toBe('/etc/nats/runner.creds')
+  })
+
   it('config - the environment wins over the file', () => {
     const config = resolveConfig({ server: { port: 1 }, nats: { url: 'nats://a:1' } }, { SERVICE_PORT: '7070', NATS_URL: 'nats://b:2' })
     expect(config.server.port).toBe(7070)
@@ -72,6 +79,10 @@ nats: { url: "nats://nats:4222" }
     [{ engine: { permission_mode: 'yolo' } }, 'engine.permission_mode'],
     [{ engine: { args: 'x' } }, 'engine.args'],
     [{ nope: {} }, 'nope: unknown key'],
+    [{ nats: { user: 'svc' } }, 'nats.password: nats.user and nats.password go together'],
+    [{ nats: { password: 'p' } }, 'nats.user: nats.user and nats.password go together'],
+    [{ nats: { user: 'svc', password: 'p', token: 't' } }, 'nats.token: choose one way to authenticate to NATS, not user and token'],
+    [{ nats: { token: 't', creds_file: '/x.creds' } }, 'nats.creds_file'],
   ])('config - %j is rejected naming %s', (doc, key) => {
     expect(() => resolveConfig(doc, {})).toThrow(ConfigError)
     expect(() => resolveConfig(doc, {})).toThrow(key)
