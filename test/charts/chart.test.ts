@@ -121,6 +121,18 @@ describe('chart - production values', async () => {
     expect(env).toContainEqual({ name: 'SERVICE_API_KEYS', valueFrom: { secretKeyRef: { name: 'agent-runtime-api-keys', key: 'SERVICE_API_KEYS' } } })
     expect(env).toContainEqual({ name: 'SERVICE_CHAT_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'agent-runtime-chat', key: 'bot-token' } } })
   })
+  test('every part that connects to NATS gets the NATS user from its Secret', () => {
+    const natsUser = [
+      { name: 'NATS_USER', valueFrom: { secretKeyRef: { name: 'agent-runtime-nats', key: 'user' } } },
+      { name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: 'agent-runtime-nats', key: 'password' } } },
+    ]
+    for (const part of ['-gateway', '-controller']) {
+      const env = find(manifests, 'Deployment', part).spec.template.spec.containers[0].env
+      for (const entry of natsUser) expect(env).toContainEqual(entry)
+    }
+    const { pod } = sandboxPodOf(manifests)
+    for (const entry of natsUser) expect(pod.spec.containers[0].env).toContainEqual(entry)
+  })
   test('gVisor sandboxes on per-pod volumes with the model key from its Secret, NATS reached by pod selector', () => {
     const { pod, config } = sandboxPodOf(manifests)
     expect(config.nats.url).toBe('nats://prod-nats:4222')

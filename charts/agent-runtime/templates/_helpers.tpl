@@ -107,9 +107,15 @@ chart decides comes first; .Values.config is merged over it.
 {{- $list := list -}}
 {{- range .Values.imagePullSecrets }}{{ $list = append $list .name }}{{ end -}}
 {{- $_ := set $sandboxCfg "image_pull_secrets" $list -}}
-{{- if .Values.secrets.modelApiKey.existingSecret -}}
-{{- $_ := set $sandboxCfg "secret_env" (list (dict "name" "ANTHROPIC_API_KEY" "secret" .Values.secrets.modelApiKey.existingSecret "key" .Values.secrets.modelApiKey.key)) -}}
+{{- $secretEnv := list -}}
+{{- with .Values.secrets.modelApiKey.existingSecret -}}
+{{- $secretEnv = append $secretEnv (dict "name" "ANTHROPIC_API_KEY" "secret" . "key" $.Values.secrets.modelApiKey.key) -}}
 {{- end -}}
+{{- with .Values.secrets.nats.existingSecret -}}
+{{- $secretEnv = append $secretEnv (dict "name" "NATS_USER" "secret" . "key" $.Values.secrets.nats.userKey) -}}
+{{- $secretEnv = append $secretEnv (dict "name" "NATS_PASSWORD" "secret" . "key" $.Values.secrets.nats.passwordKey) -}}
+{{- end -}}
+{{- if $secretEnv }}{{ $_ := set $sandboxCfg "secret_env" $secretEnv }}{{ end -}}
 {{- if $sandbox.runtimeClassName }}{{ $_ := set $sandboxCfg "runtime_class_name" $sandbox.runtimeClassName }}{{ end -}}
 {{- if gt (int $sandbox.probePort) 0 }}{{ $_ := set $sandboxCfg "readiness" (dict "port" (int $sandbox.probePort) "path" "/health/ready") }}{{ end -}}
 {{- $runner := dict "max_sessions" 1 -}}
@@ -129,4 +135,12 @@ chart decides comes first; .Values.config is merged over it.
     "sandbox" $sandboxCfg)
 -}}
 {{- toYaml (mustMergeOverwrite $chart (deepCopy .Values.config)) -}}
+{{- end -}}
+
+{{/* NATS_USER and NATS_PASSWORD from the Secret secrets.nats names, as container env entries. */}}
+{{- define "agent-runtime.natsAuthEnv" -}}
+- name: NATS_USER
+  valueFrom: {secretKeyRef: {name: {{ .Values.secrets.nats.existingSecret }}, key: {{ .Values.secrets.nats.userKey }}}}
+- name: NATS_PASSWORD
+  valueFrom: {secretKeyRef: {name: {{ .Values.secrets.nats.existingSecret }}, key: {{ .Values.secrets.nats.passwordKey }}}}
 {{- end -}}
