@@ -5,13 +5,11 @@ import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryBus, type BusMessage, type SubscribeOptions, type Subscription } from '../../bus/mod.ts'
-import { resolveConfig } from '../../config/mod.ts'
 import { subjects } from '../../contract/mod.ts'
 import { buildGateway } from '../../gateway/server.ts'
-import { createEngine, Runner } from '../../runner/mod.ts'
-import { sessionSettings } from '../../service/start.ts'
+import type { Runner } from '../../runner/mod.ts'
 import { openState, type State } from '../../state/mod.ts'
-import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
 /** The in-process bus, except that it loses live events of a session as told (a gateway cut off for a moment). */
@@ -53,29 +51,10 @@ describe('events missed live', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-missed-'))
-    const config = resolveConfig(
-      {
-        engine: { command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') } },
-        session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
-        nats: { prefix: 'test' },
-      },
-      {},
-    )
+    const config = fakeCliConfig(dir, { nats: { prefix: 'test' } })
     bus = new LossyBus()
     state = await openState(bus, config, log)
-    runner = new Runner({
-      bus,
-      engine: createEngine(config.engine),
-      state,
-      runnerId: 'r0',
-      maxSessions: 10,
-      leaseTtlMs: 10_000,
-      subjectPrefix: 'test',
-      markerDir: config.session.marker_dir,
-      settings: sessionSettings(config),
-      log,
-    })
-    await runner.start()
+    runner = await startRunner(config, bus, state, 'r0')
     app = await buildGateway({ bus, subjectPrefix: 'test', requestTimeoutMs: 5_000, log, state })
     const address = await app.listen({ port: 0, host: '127.0.0.1' })
     client = await WsClient.connect(`${address.replace('http', 'ws')}/ws/v1/agent`)

@@ -4,15 +4,13 @@ import path from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { MemoryBus } from '../../bus/mod.ts'
-import { resolveConfig } from '../../config/mod.ts'
 import type { ServiceEvent } from '../../contract/mod.ts'
 import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
 import { runTurn } from '../../gateway/turn.ts'
-import { createEngine, Runner } from '../../runner/mod.ts'
-import { sessionSettings } from '../../service/start.ts'
+import type { Runner } from '../../runner/mod.ts'
 import { openState, type State } from '../../state/mod.ts'
-import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
 
 /** Two runners on one bus and one state: a session released by one is taken by the other, and back. */
 describe('session handover between runners', () => {
@@ -26,20 +24,10 @@ describe('session handover between runners', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-handover-'))
-    const config = resolveConfig(
-      {
-        engine: { command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, idle_timeout: '200ms' },
-        session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
-      },
-      {},
-    )
+    const config = fakeCliConfig(dir, { engine: { idle_timeout: '200ms' } })
     bus = new MemoryBus()
     state = await openState(bus, config, log)
-    runners = ['r0', 'r1'].map(
-      (runnerId) =>
-        new Runner({ bus, engine: createEngine(config.engine), state, runnerId, maxSessions: 10, leaseTtlMs: 10_000, subjectPrefix: config.nats.prefix, markerDir: config.session.marker_dir, settings: sessionSettings(config), log }),
-    )
-    await Promise.all(runners.map((runner) => runner.start()))
+    runners = await Promise.all(['r0', 'r1'].map((runnerId) => startRunner(config, bus, state, runnerId)))
     client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry)
     hub = new SessionHub(bus, config.nats.prefix, log, state.events)
   })

@@ -4,16 +4,14 @@ import path from 'node:path'
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MemoryBus } from '../../bus/mod.ts'
-import { resolveConfig, type Config } from '../../config/mod.ts'
-import type { ServiceEvent } from '../../contract/mod.ts'
+import type { Config } from '../../config/mod.ts'
+import { emptyStats, type ServiceEvent } from '../../contract/mod.ts'
 import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
-import { createEngine, Runner } from '../../runner/mod.ts'
-import { sessionSettings } from '../../service/start.ts'
-import { emptyStats } from '../../contract/mod.ts'
+import type { Runner } from '../../runner/mod.ts'
 import { openState, type RunnerLease, type RunnerLeases, type State } from '../../state/mod.ts'
 import { processesUnder } from '../fixtures/processes.ts'
-import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
 
 /** Leases whose renewals can be made to fail, as when NATS is cut off or too slow to answer. */
 class FlakyLeases implements RunnerLeases {
@@ -52,30 +50,12 @@ describe('lost turns', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-fence-'))
-    config = resolveConfig(
-      {
-        engine: { command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, stop_grace: '200ms' },
-        session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
-      },
-      {},
-    )
+    config = fakeCliConfig(dir, { engine: { stop_grace: '200ms' } })
     bus = new MemoryBus()
     const opened = await openState(bus, config, log)
     leases = new FlakyLeases(opened.leases!)
     state = { ...opened, leases }
-    runner = new Runner({
-      bus,
-      engine: createEngine(config.engine),
-      state,
-      runnerId: 'r0',
-      maxSessions: 10,
-      leaseTtlMs: LEASE_TTL_MS,
-      subjectPrefix: config.nats.prefix,
-      markerDir: config.session.marker_dir,
-      settings: sessionSettings(config),
-      log,
-    })
-    await runner.start()
+    runner = await startRunner(config, bus, state, 'r0', LEASE_TTL_MS)
     client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry, leases)
     hub = new SessionHub(bus, config.nats.prefix, log, state.events)
   })
