@@ -286,5 +286,10 @@ async function authOptions(auth: NatsAuth | undefined) {
   } catch (err) {
     throw new Error(`cannot read the NATS credentials file ${auth.credsFile}: ${(err as Error).message}`, { cause: err })
   }
+  // The client would only find out when it connects, and say "unable to parse credentials" without the file.
+  const text = new TextDecoder().decode(creds)
+  if (!/BEGIN NATS USER JWT/.test(text) || !/BEGIN USER NKEY SEED/.test(text)) {
+    throw new Error(`the NATS credentials file ${auth.credsFile} is not a .creds file: it needs a user JWT and an NKey seed block`)
+  }
   return { authenticator: credsAuthenticator(creds) }
 }

@@ -56,8 +56,8 @@ export const Replies = {
     turn_id: z.string(),
     /** Prompts ahead of this one. */
     queued: z.number().int(),
-    /** The session's last event sequence when the prompt was taken: every event of the turn comes after it. */
-    after_seq: z.number().int().min(0),
+    /** The session's last event sequence when the prompt was taken: every event of the turn comes after it (absent from runners older than it). */
+    after_seq: z.number().int().min(0).optional(),
   }),
   stop: z.object({ stopped: z.boolean() }),
   close: z.object({ closed: z.boolean() }),

@@ -26,8 +26,8 @@ interface Entry {
 
 /** A turn being started for a session's followers: settled with the runner's answer (TurnStart.accepted or refused). */
 export interface TurnStart {
-  /** The runner took the turn: its events come after `afterSeq`. */
-  accepted(afterSeq: number): void
+  /** The runner took the turn: its events come after `afterSeq` (when the runner says). */
+  accepted(afterSeq: number | undefined): void
   /** The turn was not started. */
   refused(): void
 }

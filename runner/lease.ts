@@ -36,9 +36,15 @@ export class LeaseKeeper {
   /** Renewals sent and not answered yet. */
   #inFlight = 0
   #stopped = false
+  #standing = true
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options
+  }
+
+  /** False from a fence until a renewal goes through again: others may take what this runner would claim. */
+  get standing(): boolean {
+    return this.#standing
   }
 
   async start(): Promise<void> {
@@ -71,9 +77,11 @@ export class LeaseKeeper {
     } finally {
       this.#inFlight--
     }
-    // An older renewal answering after a newer one tells nothing new.
-    if (this.#stopped || sent <= this.#lastRenewed) return
+    // An older renewal answering after a newer one tells nothing new; one answering after its own
+    // fence deadline leaves too little of the lease to count on.
+    if (this.#stopped || sent <= this.#lastRenewed || sent + this.#options.ttlMs * FENCE_SHARE <= Date.now()) return
     this.#lastRenewed = sent
+    this.#standing = true
     // Others may take our sessions once the lease lapses (TTL after this write): stop running them before that.
     this.#armFence(sent + this.#options.ttlMs * FENCE_SHARE, false)
     this.#options.onRenewed?.()
@@ -92,6 +100,7 @@ export class LeaseKeeper {
   #fenceDue(lastChance: boolean): void {
     if (this.#stopped) return
     if (!lastChance && this.#inFlight > 0) return this.#armFence(this.#lastRenewed + this.#options.ttlMs * LAST_CHANCE_SHARE, true)
+    this.#standing = false
     this.#options.onLost()
   }
 }

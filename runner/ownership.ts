@@ -2,8 +2,11 @@ import { ServiceError } from '../contract/mod.ts'
 import { RegistryConflictError, type SessionRecord, type SessionRegistry, type Versioned } from '../state/mod.ts'
 
 export type Claim =
-  /** This runner owns the session now; `takenFrom` is the record of a dead owner it took over from. */
-  | { kind: 'claimed'; record: Versioned<SessionRecord>; takenFrom?: SessionRecord }
+  /**
+   * This runner owns the session now; `takenFrom` is the record of a dead owner it took over from,
+   * `ours` says the record named this runner already (after a restart under the same id, or a fence).
+   */
+  | { kind: 'claimed'; record: Versioned<SessionRecord>; takenFrom?: SessionRecord; ours?: true }
   /** A live runner owns it. */
   | { kind: 'owned'; owner: string }
   /** No record, and the command does not create one. */
@@ -38,7 +41,7 @@ export async function claimSession(
         return { kind: 'claimed', record: { value: record, revision: await deps.registry.create(record) } }
       }
       const owner = current.value.owner
-      if (owner === runnerId) return { kind: 'claimed', record: current }
+      if (owner === runnerId) return { kind: 'claimed', record: current, ours: true }
       if (owner !== undefined && (await deps.isAlive(owner))) return { kind: 'owned', owner }
       const record = { ...current.value, owner: runnerId }
       const revision = await deps.registry.update(record, current.revision)

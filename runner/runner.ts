@@ -44,6 +44,12 @@ export interface RunnerOptions {
   observer?: RunnerObserver | undefined
 }
 
+/** What a fence cut short in a session: its turns, and the last sequence this runner gave its events. */
+interface Fenced {
+  turns: LostTurn[]
+  lastSeq: number
+}
+
 /** A session this runner owns: the live Session and its registry record. */
 interface Owned {
   session: Session
@@ -73,8 +79,8 @@ export class Runner {
   readonly #acquiring = new Map<string, Promise<Owned | undefined>>()
   /** The last sequence of each session this runner owns (read from the event log when it claims one). */
   readonly #sequences = new Map<string, number>()
-  /** Sessions a fence ended here, with the turns it cut short; taken back once the lease is renewed (#reclaimFenced). */
-  readonly #fenced = new Map<string, LostTurn[]>()
+  /** Sessions a fence ended here: the turns it cut short and the last sequence used; taken back once the lease is renewed (#reclaimFenced). */
+  readonly #fenced = new Map<string, Fenced>()
   readonly #waf: RunnerWaf | undefined
   readonly #lease: LeaseKeeper
   #guardian: Guardian | undefined
@@ -197,7 +203,10 @@ export class Runner {
       case 'execute': {
         // Read before the prompt is queued: the turn's first event can only come after this.
         const afterSeq = this.#sequences.get(sessionId) ?? 0
-        return okReply('execute', { ...(await owned!.session.execute(command)), after_seq: afterSeq })
+        const admitted = await owned!.session.execute(command)
+        // Fenced or taken over while the prompt was admitted: nobody would tell its end.
+        if (owned!.dropped) throw new ServiceError('RUNNER_UNAVAILABLE', `runner ${this.id} gave session ${sessionId} up; send the prompt again`)
+        return okReply('execute', { ...admitted, after_seq: afterSeq })
       }
       case 'stop': {
         if (owned) return okReply('stop', await owned.session.stop(command.reason, command.request_id))
@@ -235,6 +244,8 @@ export class Runner {
 
   async #claim(sessionId: string, create: boolean): Promise<Owned | undefined> {
     if (this.#closing) throw new ServiceError('RUNNER_UNAVAILABLE', `runner ${this.id} is shutting down`)
+    // Fenced: until a renewal goes through, another runner may take what this one would claim.
+    if (!this.#lease.standing) throw new ServiceError('RUNNER_UNAVAILABLE', `runner ${this.id} cannot renew its lease; retry`)
     if (this.#owned.size >= this.#options.maxSessions) {
       throw new ServiceError('OVERLOADED', `runner ${this.id} has no room for another session`)
     }
@@ -253,18 +264,26 @@ export class Runner {
     const recorded = claim.record.value
     const lost = claim.takenFrom ?? (recorded.state === 'busy' ? recorded : undefined)
     // A fence here cut short the turns it remembers (queued ones too), unless another runner took the session meanwhile.
-    const fenced = claim.takenFrom ? undefined : this.#fenced.get(sessionId)
+    const fenced = claim.ours ? this.#fenced.get(sessionId) : undefined
     this.#fenced.delete(sessionId)
-    const lostTurns = fenced ?? (lost ? unfinishedTurns(lost).map((turn) => ({ id: turn.turn_id, requestId: turn.request_id })) : [])
-    return this.#adopt(sessionId, claim.record, lostTurns, fenced ? this.id : lost?.owner)
+    if (fenced) return this.#adopt(sessionId, claim.record, fenced.turns, this.id, fenced.lastSeq)
+    const lostTurns = lost ? unfinishedTurns(lost).map((turn) => ({ id: turn.turn_id, requestId: turn.request_id })) : []
+    return this.#adopt(sessionId, claim.record, lostTurns, lost?.owner)
   }
 
-  /** Serves a claimed session here; the turns `lostOwner` left unfinished end with RUNNER_LOST for whoever follows them. */
-  async #adopt(sessionId: string, record: Versioned<SessionRecord>, lostTurns: LostTurn[], lostOwner: string | undefined): Promise<Owned> {
+  /**
+   * Serves a claimed session here; the turns `lostOwner` left unfinished end with RUNNER_LOST for
+   * whoever follows them. `usedSeq`: a sequence this runner used already (events it published may
+   * not be in the log yet).
+   */
+  async #adopt(sessionId: string, record: Versioned<SessionRecord>, lostTurns: LostTurn[], lostOwner: string | undefined, usedSeq = 0): Promise<Owned> {
     // Always from the log: while it was not ours, another runner may have gone on with it.
-    await this.#readSequence(sessionId)
+    const lastSeq = await this.#options.state.events.lastSeq(sessionId)
+    // A concurrent claim of the same session got here first: one Session, one sequence.
     const raced = this.#owned.get(sessionId)
     if (raced) return raced
+    if (this.#closing) throw new ServiceError('RUNNER_UNAVAILABLE', `runner ${this.id} is shutting down`)
+    this.#sequences.set(sessionId, Math.max(lastSeq, usedSeq))
     const owned: Owned = { record, writes: Promise.resolve(), session: undefined as unknown as Session }
     owned.session = this.#newSession(sessionId, owned)
     this.#owned.set(sessionId, owned)
@@ -384,15 +403,17 @@ export class Runner {
   #drop(owned: Owned): void {
     owned.dropped = true
     this.#forget(owned.session.id, owned)
-    owned.session.close().catch((err: unknown) => this.#options.log.error({ err, session_id: owned.session.id }, 'cannot end a session taken over by another runner'))
+    // No interrupt first: the lease may lapse soon, and the CLI must be gone before then.
+    owned.session.close({ interrupt: false }).catch((err: unknown) => this.#options.log.error({ err, session_id: owned.session.id }, 'cannot end a session taken over by another runner'))
   }
 
   /** The lease may lapse: others may own our sessions soon, so stop running them. */
   #fence(): void {
     this.#options.log.error({ sessions: this.#owned.size }, 'runner lease lost; ending every session here')
     for (const owned of [...this.#owned.values()]) {
+      const sessionId = owned.session.id
       const turns = owned.session.turns
-      if (turns.length > 0) this.#fenced.set(owned.session.id, turns)
+      if (turns.length > 0) this.#fenced.set(sessionId, { turns, lastSeq: this.#sequences.get(sessionId) ?? 0 })
       this.#drop(owned)
     }
   }
@@ -404,17 +425,21 @@ export class Runner {
    */
   #reclaimFenced(): void {
     if (this.#closing) return
-    for (const [sessionId, turns] of this.#fenced) {
+    for (const [sessionId, fenced] of this.#fenced) {
       this.#fenced.delete(sessionId)
-      void this.#reclaim(sessionId, turns).catch((err: unknown) => this.#options.log.warn({ err, session_id: sessionId }, 'cannot take back a fenced session'))
+      void this.#reclaim(sessionId, fenced).catch((err: unknown) => {
+        // Tried again after the next renewal, unless a claim took the session meanwhile.
+        if (!this.#owned.has(sessionId) && !this.#fenced.has(sessionId)) this.#fenced.set(sessionId, fenced)
+        this.#options.log.warn({ err, session_id: sessionId }, 'cannot take back a fenced session yet')
+      })
     }
   }
 
-  async #reclaim(sessionId: string, turns: LostTurn[]): Promise<void> {
-    const { registry } = this.#options.state
-    const current = await registry.get(sessionId)
+  async #reclaim(sessionId: string, fenced: Fenced): Promise<void> {
+    const current = await this.#options.state.registry.get(sessionId)
     if (current?.value.owner !== this.id || this.#owned.has(sessionId)) return
-    await this.#adopt(sessionId, current, turns, this.id)
+    if (this.#owned.size >= this.#options.maxSessions) throw new ServiceError('OVERLOADED', `runner ${this.id} has no room to take session ${sessionId} back`)
+    await this.#adopt(sessionId, current, fenced.turns, this.id, fenced.lastSeq)
   }
 
   /** Joins the placement group while there is room, leaves it when full. */
@@ -426,10 +451,6 @@ export class Runner {
       this.#placement.unsubscribe()
       this.#placement = undefined
     }
-  }
-
-  async #readSequence(sessionId: string): Promise<void> {
-    this.#sequences.set(sessionId, await this.#options.state.events.lastSeq(sessionId))
   }
 
   /** The session is no longer this runner's. */

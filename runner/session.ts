@@ -178,7 +178,7 @@ export class Session {
   }
 
   /** Ends the running turn, drops queued prompts, and ends every process of the session. */
-  stop(reason: string | undefined, requestId: RequestId | undefined): Promise<ReplyOf<'stop'>> {
+  stop(reason: string | undefined, requestId: RequestId | undefined, options: { interrupt?: boolean } = {}): Promise<ReplyOf<'stop'>> {
     return this.#serialize(async () => {
       // A stop applies to everything the client sent before it, including a prompt still being admitted or a CLI still starting.
       await this.#admission
@@ -189,7 +189,7 @@ export class Session {
       // Every turn ends with an event, including those that never started.
       for (const dropped of this.#queue.splice(0)) this.#emitTurn(dropped, { event: 'stopped', data: 'dropped by stop before it started' })
       if (turn) turn.ending = 'stop'
-      await this.#endProcess(turn !== undefined)
+      await this.#endProcess(turn !== undefined && options.interrupt !== false)
       if (turn && this.#turn === turn) this.#finishTurn()
       const draft: EventDraft = { event: 'stopped' }
       if (reason !== undefined) draft.data = reason
@@ -200,9 +200,9 @@ export class Session {
     })
   }
 
-  /** Frees the process; the conversation stays resumable through its marker. */
-  close(): Promise<void> {
-    return this.stop('session closed', undefined).then(() => clearTimeout(this.#idleTimer))
+  /** Frees the process; the conversation stays resumable through its marker. `interrupt: false` signals the CLI at once. */
+  close(options: { interrupt?: boolean } = {}): Promise<void> {
+    return this.stop('session closed', undefined, options).then(() => clearTimeout(this.#idleTimer))
   }
 
   async #ensureWorkDir(requested: string | undefined): Promise<void> {

@@ -56,6 +56,8 @@ describe('NatsBus authentication', () => {
     )
     const garbage = path.join(dir, 'garbage.creds')
     await writeFile(garbage, 'not a creds file\n')
-    await expect(NatsBus.connect(withUser.url, { name: 'nats-auth-test', logger: quiet, auth: { credsFile: garbage } })).rejects.toThrow()
+    await expect(NatsBus.connect(withUser.url, { name: 'nats-auth-test', logger: quiet, auth: { credsFile: garbage } })).rejects.toThrow(
+      `the NATS credentials file ${garbage} is not a .creds file`,
+    )
   })
 })

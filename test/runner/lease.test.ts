@@ -21,6 +21,7 @@ describe('lease keeper', () => {
   let leases: ScriptedLeases
   let keeper: LeaseKeeper
   let lostAt: number | undefined
+  let losses: number
   let renewals: number
   let started: number
 
@@ -28,6 +29,7 @@ describe('lease keeper', () => {
     vi.useFakeTimers()
     leases = new ScriptedLeases()
     lostAt = undefined
+    losses = 0
     renewals = 0
     keeper = new LeaseKeeper({
       leases,
@@ -35,12 +37,16 @@ describe('lease keeper', () => {
       maxSessions: 1,
       ttlMs: TTL_MS,
       sessions: () => 0,
-      onLost: () => (lostAt ??= Date.now() - started),
+      onLost: () => {
+        losses++
+        lostAt ??= Date.now() - started
+      },
       onRenewed: () => renewals++,
       log: pino({ level: 'silent' }),
     })
     await keeper.start()
     started = Date.now()
+    renewals = 0
   })
   afterEach(async () => {
     await keeper.stop()
@@ -53,11 +59,16 @@ describe('lease keeper', () => {
     ['renewals are refused: fenced at 3/4 of the TTL', 'fail', 750],
     ['a renewal on its way answers late, before 9/10 of the TTL: no fence', 500, undefined],
     ['a renewal on its way never answers: fenced at 9/10 of the TTL, not before', 'never', 900],
+    ['renewals answer after 6/5 of the TTL: fenced once, and answers that late do not count as renewals', 1_200, 900],
   ] as const)('lease - %s', async (_name, answer, fencedAt) => {
     leases.answer = answer
     await vi.advanceTimersByTimeAsync(TTL_MS * 3)
     expect(lostAt).toBe(fencedAt)
+    expect(keeper.standing).toBe(fencedAt === undefined)
     if (fencedAt === undefined) expect(renewals).toBeGreaterThan(3)
+    else expect(losses).toBe(1)
+    // Past its own fence deadline a renewal leaves too little of the lease: the runner is not told it stands.
+    if (answer === 1_200) expect(renewals).toBe(0)
   })
 
   it('lease - once a renewal goes through after a fence, the runner is told the lease stands again', async () => {
@@ -68,6 +79,7 @@ describe('lease keeper', () => {
     leases.answer = 'ok'
     await vi.advanceTimersByTimeAsync(TTL_MS)
     expect(renewals).toBeGreaterThan(before)
+    expect(keeper.standing).toBe(true)
     expect(lostAt).toBe(900)
   })
 })

@@ -82,6 +82,8 @@ describe('lost turns', () => {
     await fenceWhile(async () => {
       // Fenced: the session's processes end although nothing told it to stop.
       await vi.waitFor(async () => expect(await processesUnder(sandbox)).toEqual([]), { timeout: 10_000 })
+      // And it claims nothing until its lease stands again.
+      await expect(client.send({ type: 'execute', session_id: 'newcomer', turn_id: 'n1', prompt: 'hello' })).rejects.toMatchObject({ code: 'RUNNER_UNAVAILABLE' })
     })
     const ends = await vi.waitFor(
       () => {
