@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NatsBus, type NatsAuth } from '../../bus/mod.ts'
+import { natsOperator } from '../fixtures/nats-jwt.ts'
 import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
 const quiet = { warn: () => {} }
@@ -11,14 +12,22 @@ const quiet = { warn: () => {} }
 describe('NatsBus authentication', () => {
   let withUser: NatsFixture
   let withToken: NatsFixture
+  let withJwt: NatsFixture
+  let creds: string
   let dir: string
 
   beforeAll(async () => {
-    ;[withUser, withToken] = await Promise.all([startPrivateNats(['--user', 'svc', '--pass', 's3cret']), startPrivateNats(['--auth', 'tok-123'])])
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-nats-auth-'))
+    const operator = await natsOperator(dir)
+    creds = await operator.userCreds('svc')
+    ;[withUser, withToken, withJwt] = await Promise.all([
+      startPrivateNats(['--user', 'svc', '--pass', 's3cret']),
+      startPrivateNats(['--auth', 'tok-123']),
+      startPrivateNats(['-c', operator.serverConfig]),
+    ])
   })
   afterAll(async () => {
-    await Promise.all([withUser?.stop(), withToken?.stop()])
+    await Promise.all([withUser?.stop(), withToken?.stop(), withJwt?.stop()])
     await rm(dir, { recursive: true, force: true })
   })
 
@@ -35,14 +44,16 @@ describe('NatsBus authentication', () => {
   it.each([
     ['user and password', () => withUser.url, { user: 'svc', password: 's3cret' }],
     ['token', () => withToken.url, { token: 'tok-123' }],
+    ['a .creds file (decentralized JWT auth)', () => withJwt.url, () => ({ credsFile: creds })],
   ] as const)('auth - %s: connects and works', async (_name, url, auth) => {
-    expect(await roundTrip(url(), auth)).toBe('echo hi')
+    expect(await roundTrip(url(), typeof auth === 'function' ? auth() : auth)).toBe('echo hi')
   })
 
   it.each([
     ['a wrong password', () => withUser.url, { user: 'svc', password: 'wrong' }],
     ['no credentials', () => withUser.url, undefined],
     ['a wrong token', () => withToken.url, { token: 'nope' }],
+    ['no credentials where JWTs are required', () => withJwt.url, undefined],
   ] as const)('auth - %s: start-up fails and says why', async (_name, url, auth) => {
     const failure = NatsBus.connect(url(), { name: 'nats-auth-test', logger: quiet, auth })
     await expect(failure).rejects.toThrow(`cannot connect to NATS at ${url()}`)
