@@ -1,5 +1,6 @@
 import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
+import { PermissionViolationError } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
 import { parseEvent, type ServiceEvent } from '../contract/events.ts'
 import { subjects, type Subjects } from '../contract/subjects.ts'
@@ -56,6 +57,8 @@ export class JetStreamEventLog implements EventLog {
       publish: (item) => this.#js.publish(item.subject, item.data, { msgID: item.msgID, timeout: PUBLISH_TIMEOUT_MS }),
       backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
       onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
+      isPermanent: isPermissionViolation,
+      onDrop: (item, err) => log.error({ err, subject: item.subject, msg_id: item.msgID }, 'event dropped: NATS does not allow this runner to publish it (check its permissions)'),
     })
   }
 
@@ -123,4 +126,10 @@ export class JetStreamEventLog implements EventLog {
   async close(): Promise<void> {
     this.#publisher.close()
   }
+}
+
+/** NATS refused the publish for the connection's permissions: no retry changes that. */
+export function isPermissionViolation(err: unknown): boolean {
+  for (let cause: unknown = err; cause instanceof Error; cause = cause.cause) if (cause instanceof PermissionViolationError) return true
+  return false
 }

@@ -3,7 +3,8 @@
  * after a back-off until it is stored. Order is kept while nothing fails; a
  * retried item may land after later ones, which is why every event carries
  * its sequence and readers order by it. Safe to retry because each item has a
- * message id the server deduplicates on.
+ * message id the server deduplicates on. An item the server refuses for good
+ * (isPermanent) is dropped and reported, not retried.
  */
 export interface ReliablePublisherOptions<T> {
   publish(item: T): Promise<unknown>
@@ -12,6 +13,9 @@ export interface ReliablePublisherOptions<T> {
   /** Wait before the n-th consecutive retry round (n ≥ 1). */
   backoffMs(attempt: number): number
   onRetry?(error: unknown, waiting: number): void
+  /** A failure no retry can fix (the server refuses the item for good): the item is dropped, the rest go on. */
+  isPermanent?(error: unknown): boolean
+  onDrop?(item: T, error: unknown): void
 }
 
 export class ReliablePublisher<T> {
@@ -71,6 +75,11 @@ export class ReliablePublisher<T> {
       (error: unknown) => {
         this.#inFlight--
         if (this.#closed) return this.#settle()
+        if (this.#options.isPermanent?.(error)) {
+          // Retrying would hold back every later item for ever.
+          this.#options.onDrop?.(item, error)
+          return this.#pump()
+        }
         this.#retry.push(item)
         this.#scheduleRetry(error)
       },

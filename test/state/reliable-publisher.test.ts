@@ -55,4 +55,26 @@ describe('reliable publisher', () => {
     await flushed
     expect(publisher.pending).toBe(0)
   })
+
+  it('publisher - an item refused for good is dropped and reported at once; the others are stored, nothing waits', async () => {
+    const stored: number[] = []
+    const dropped: number[] = []
+    let retries = 0
+    const publisher = new ReliablePublisher<number>({
+      window: 2,
+      backoffMs: () => 60_000,
+      onRetry: () => retries++,
+      isPermanent: (err) => (err as Error).message === 'not allowed',
+      onDrop: (n) => dropped.push(n),
+      publish: async (n) => {
+        if (n === 3) throw new Error('not allowed')
+        stored.push(n)
+      },
+    })
+    for (let n = 0; n < 6; n++) publisher.push(n)
+    await publisher.flush()
+    expect(stored).toEqual([0, 1, 2, 4, 5])
+    expect(dropped).toEqual([3])
+    expect(retries).toBe(0)
+  })
 })
