@@ -29,6 +29,8 @@ export const ErrorCodes = {
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'the body or WebSocket frame is larger than the configured limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'the body has a Content-Type this route does not read' },
   UPGRADE_REQUIRED: { status: 426, summary: 'a plain HTTP request to the WebSocket route' },
+  REQUEST_TIMEOUT: { status: 408, summary: 'the request did not arrive in full within the server\'s time' },
+  HEADERS_TOO_LARGE: { status: 431, summary: 'the request line and headers are larger than the HTTP server reads (16 KiB)' },
   RATE_LIMITED: { status: 429, summary: 'too many requests for this API key; retry after Retry-After seconds' },
   OVERLOADED: { status: 503, summary: 'the service runs as many sessions as it may; retry with backoff' },
   SHUTTING_DOWN: { status: 503, summary: 'the service is shutting down and takes no new work; retry elsewhere' },

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { ServiceError, toServiceError, type ErrorCode } from '../contract/mod.ts'
@@ -70,6 +72,28 @@ export function registerErrorHandling(app: FastifyInstance, options: { log: Logg
 export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const failure = new ServiceError('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (bad percent-encoding)' : error.message, { cause: error })
   void reply.code(failure.status).type('application/json; charset=utf-8').send(failure.toBody())
+}
+
+/**
+ * fastify's `clientErrorHandler`: a request Node's HTTP parser refused (headers over its size,
+ * too slow, malformed) gets `{code, message}` too, not fastify's body; then the socket closes.
+ */
+export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const failure =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ServiceError('HEADERS_TOO_LARGE', 'the request line and headers are larger than 16 KiB; send less in the URL and headers')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ServiceError('REQUEST_TIMEOUT', 'the request did not arrive in full in time')
+        : new ServiceError('BAD_REQUEST', `the HTTP request could not be read (${error.code ?? error.message})`)
+  const body = JSON.stringify(failure.toBody())
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(error)
 }
 
 /** Sends `{code, message}` with the code's status. */

@@ -8,7 +8,7 @@ import type { Lifecycle } from '../service/lifecycle.ts'
 import { MemoryRegistry, type EventLog, type RunnerLeases, type SessionRegistry, type State } from '../state/mod.ts'
 import { AuthConfigSchema, type AuthConfig } from './auth/config.ts'
 import { registerChat, type ChatConfig } from './chat/mod.ts'
-import { frameworkError } from './errors.ts'
+import { clientError, frameworkError } from './errors.ts'
 import { registerGuard, WS_PATH } from './guard.ts'
 import { strictJsonBody } from './json-body.ts'
 import { keepAlive } from './keepalive/ping.ts'
@@ -76,6 +76,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     routerOptions: { maxParamLength: 300 },
     bodyLimit: security.limits.max_body,
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   })
   const state = options.state ?? { registry: new MemoryRegistry() }
   const hub = new SessionHub(bus, options.subjectPrefix, log, state.events)

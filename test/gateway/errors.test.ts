@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { request } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ErrorCodes, ServiceError } from '../../contract/mod.ts'
 import { retryAfterSeconds, toHttpError } from '../../gateway/errors.ts'
 import { RateLimitedError } from '../../gateway/limits/rate-limiter.ts'
+import { gatewayUnderTest, type GatewayUnderTest } from '../fixtures/gateway.ts'
+import { handshake } from '../fixtures/ws-handshake.ts'
 
 describe('errors - one registry, one mapping', () => {
   it.each([
@@ -41,5 +44,38 @@ describe('errors - one registry, one mapping', () => {
     const rows = [...table.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map(([, code, status]) => [code, Number(status)])
     const registry = Object.entries(ErrorCodes).map(([code, entry]) => [code, entry.status])
     expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(registry))
+  })
+})
+
+describe('errors - requests the HTTP parser refuses', () => {
+  let gateway: GatewayUnderTest
+  beforeAll(async () => {
+    gateway = await gatewayUnderTest()
+    await gateway.listen()
+  })
+  afterAll(async () => {
+    await gateway.close()
+  })
+
+  /** A raw GET, so that no client library cuts the URL short. */
+  function get(url: string): Promise<{ status: number; type: string | undefined; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = request(url, (response) => {
+        let text = ''
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'], body: JSON.parse(text) }))
+      })
+      req.on('error', reject)
+      req.end()
+    })
+  }
+
+  const longQuery = `limit=${'q'.repeat(20_000)}`
+
+  it('errors - a request line over 16 KiB is 431 HEADERS_TOO_LARGE in the service shape, on HTTP and on the WebSocket route', async () => {
+    const plain = await get(`${gateway.url}/session?${longQuery}`)
+    expect(plain).toMatchObject({ status: 431, type: 'application/json; charset=utf-8', body: { code: 'HEADERS_TOO_LARGE', message: expect.stringContaining('16 KiB') } })
+    const ws = await handshake(`${gateway.wsUrl}?${longQuery}`)
+    expect(ws).toMatchObject({ opened: false, status: 431, body: { code: 'HEADERS_TOO_LARGE' } })
   })
 })
