@@ -111,7 +111,7 @@ export class SessionHub {
     for (const follower of this.#sessions.get(sessionId)?.followers ?? []) follower.catchUp(quietMs)
   }
 
-  /** Sessions followed here whose latest events show a turn still running. */
+  /** Sessions followed here with a turn sent through this gateway or seen starting, whose end was not seen. */
   sessionsWithTurnInFlight(): string[] {
     return [...this.#sessions].filter(([, entry]) => entry.turnsInFlight.size > 0).map(([id]) => id)
   }
