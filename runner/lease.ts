@@ -13,7 +13,7 @@ export interface LeaseKeeperOptions {
   maxSessions: number
   ttlMs: number
   sessions(): number
-  /** Called when the lease could not be renewed for a whole TTL: others may own our sessions now. */
+  /** Called when no renewal went through for FENCE_SHARE of the TTL (LAST_CHANCE_SHARE with one on its way): others may own our sessions soon. */
   onLost(): void
   /** Called after each renewal that went through. */
   onRenewed?(): void

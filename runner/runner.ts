@@ -13,13 +13,13 @@ import {
   type ServiceEvent,
   type Subjects,
 } from '../contract/mod.ts'
-import { isRunnerAlive, RegistryConflictError, unfinishedTurns, type SessionRecord, type State, type Versioned } from '../state/mod.ts'
+import { isRunnerAlive, RegistryConflictError, unfinishedTurns, type RecordedTurn, type SessionRecord, type State, type Versioned } from '../state/mod.ts'
 import { cliSessionId, MarkerStore } from './cli-session.ts'
 import type { Engine } from './engine/engine.ts'
 import { LeaseKeeper } from './lease.ts'
 import { Guardian } from './process/guardian.ts'
 import { claimSession } from './ownership.ts'
-import { Session, type EventDraft, type LostTurn, type SessionSettings } from './session.ts'
+import { Session, type EventDraft, type SessionSettings } from './session.ts'
 import { RunnerWaf, type WafBlockListener } from './waf/guard.ts'
 import type { RunnerObserver } from '../observability/runner-observer.ts'
 import type { WafConfig } from './waf/rules.ts'
@@ -46,7 +46,7 @@ export interface RunnerOptions {
 
 /** What a fence cut short in a session: its turns, and the last sequence this runner gave its events. */
 interface Fenced {
-  turns: LostTurn[]
+  turns: RecordedTurn[]
   lastSeq: number
 }
 
@@ -267,8 +267,7 @@ export class Runner {
     const fenced = claim.ours ? this.#fenced.get(sessionId) : undefined
     this.#fenced.delete(sessionId)
     if (fenced) return this.#adopt(sessionId, claim.record, fenced.turns, this.id, fenced.lastSeq)
-    const lostTurns = lost ? unfinishedTurns(lost).map((turn) => ({ id: turn.turn_id, requestId: turn.request_id })) : []
-    return this.#adopt(sessionId, claim.record, lostTurns, lost?.owner)
+    return this.#adopt(sessionId, claim.record, lost ? unfinishedTurns(lost) : [], lost?.owner)
   }
 
   /**
@@ -276,7 +275,7 @@ export class Runner {
    * whoever follows them. `usedSeq`: a sequence this runner used already (events it published may
    * not be in the log yet).
    */
-  async #adopt(sessionId: string, record: Versioned<SessionRecord>, lostTurns: LostTurn[], lostOwner: string | undefined, usedSeq = 0): Promise<Owned> {
+  async #adopt(sessionId: string, record: Versioned<SessionRecord>, lostTurns: RecordedTurn[], lostOwner: string | undefined, usedSeq = 0): Promise<Owned> {
     // Always from the log: while it was not ours, another runner may have gone on with it.
     const lastSeq = await this.#options.state.events.lastSeq(sessionId)
     // A concurrent claim of the same session got here first: one Session, one sequence.
@@ -293,8 +292,8 @@ export class Runner {
       for (const turn of lostTurns) {
         this.#emit(sessionId, {
           event: 'error',
-          turn_id: turn.id,
-          ...(turn.requestId !== undefined && { request_id: turn.requestId }),
+          turn_id: turn.turn_id,
+          ...(turn.request_id !== undefined && { request_id: turn.request_id }),
           data: message,
           error: { code: 'RUNNER_LOST', message },
         })
@@ -477,7 +476,7 @@ export class Runner {
 }
 
 /** Keeps the record's list of waiting turns as the session has it (read when the write runs, so it is current). */
-function recordQueue(record: SessionRecord, queued: LostTurn[]): void {
+function recordQueue(record: SessionRecord, queued: RecordedTurn[]): void {
   if (queued.length === 0) delete record.queued
-  else record.queued = queued.map((turn) => ({ turn_id: turn.id, ...(turn.requestId !== undefined && { request_id: turn.requestId }) }))
+  else record.queued = queued
 }

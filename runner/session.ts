@@ -12,6 +12,7 @@ import {
   type ServiceEvent,
   type Stats,
 } from '../contract/mod.ts'
+import type { RecordedTurn } from '../state/mod.ts'
 import { cliSessionId, type MarkerStore, type SessionMarker } from './cli-session.ts'
 import type { Engine, EngineOutput, EngineProcess, TurnResult } from './engine/engine.ts'
 import { buildEnv } from './process/env.ts'
@@ -59,12 +60,6 @@ export interface SessionDeps {
 
 /** A prompt taken into the queue (the runner adds the sequence to the reply). */
 type Admitted = Omit<ReplyOf<'execute'>, 'after_seq'>
-
-/** A turn that ended without its CLI's word (its runner died or was fenced): what its error event names. */
-export interface LostTurn {
-  id: string
-  requestId?: RequestId | undefined
-}
 
 interface Turn {
   id: string
@@ -148,14 +143,14 @@ export class Session {
     return this.#stats
   }
 
-  /** The turn running and those waiting, oldest first. */
-  get turns(): LostTurn[] {
-    return [...(this.#turn ? [this.#turn] : []), ...this.queued]
+  /** The turn running and those waiting, oldest first, as the session record names them. */
+  get turns(): RecordedTurn[] {
+    return [...(this.#turn ? [this.#turn] : []), ...this.#queue].map(recorded)
   }
 
-  /** The turns waiting, oldest first. */
-  get queued(): LostTurn[] {
-    return this.#queue.map(({ id, requestId }) => ({ id, requestId }))
+  /** The turns waiting, oldest first, as the session record names them. */
+  get queued(): RecordedTurn[] {
+    return this.#queue.map(recorded)
   }
 
   /** Queues a prompt; prompts are admitted in the order their commands arrived. */
@@ -529,4 +524,8 @@ export class Session {
     this.#lifecycle = next.catch(() => {})
     return next
   }
+}
+
+function recorded(turn: Turn): RecordedTurn {
+  return turn.requestId === undefined ? { turn_id: turn.id } : { turn_id: turn.id, request_id: turn.requestId }
 }

@@ -129,7 +129,7 @@ export class JetStreamEventLog implements EventLog {
 }
 
 /** NATS refused the publish for the connection's permissions: no retry changes that. */
-export function isPermissionViolation(err: unknown): boolean {
+function isPermissionViolation(err: unknown): boolean {
   for (let cause: unknown = err; cause instanceof Error; cause = cause.cause) if (cause instanceof PermissionViolationError) return true
   return false
 }
