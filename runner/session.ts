@@ -123,6 +123,8 @@ export class Session {
   #idleTimer: NodeJS.Timeout | undefined
   /** Admissions of prompts, one at a time (checking work_dir is asynchronous). */
   #admission: Promise<unknown> = Promise.resolve()
+  /** Prompts taken but not yet queued: the reaper must not hand the session back under them. */
+  #admitting = 0
   /** Lifecycle operations (stop, reap) run one at a time. */
   #lifecycle: Promise<unknown> = Promise.resolve()
 
@@ -135,8 +137,9 @@ export class Session {
     this.#cliSessionId = cliSessionId(deps.settings.namespace, id)
   }
 
+  /** A turn runs, waits, or is being admitted. */
   get busy(): boolean {
-    return this.#turn !== undefined || this.#queue.length > 0
+    return this.#turn !== undefined || this.#queue.length > 0 || this.#admitting > 0
   }
 
   get stats(): Stats {
@@ -155,7 +158,15 @@ export class Session {
 
   /** Queues a prompt; prompts are admitted in the order their commands arrived. */
   execute(command: CommandOf<'execute'>): Promise<Admitted> {
-    const admitted = this.#admission.then(() => this.#admit(command))
+    this.#admitting++
+    clearTimeout(this.#idleTimer)
+    const admitted = this.#admission
+      .then(() => this.#admit(command))
+      .finally(() => {
+        this.#admitting--
+        // A refused prompt leaves the session as idle as it was.
+        if (!this.busy) this.#armIdleTimer()
+      })
     this.#admission = admitted.catch(() => {})
     return admitted
   }
@@ -191,6 +202,8 @@ export class Session {
       if (turn) draft.turn_id = turn.id
       if (requestId !== undefined) draft.request_id = requestId
       this.#deps.emit(draft)
+      // Nothing runs now: the session is handed back after the idle timeout.
+      this.#armIdleTimer()
       return { stopped: hadWork }
     })
   }
@@ -492,10 +505,10 @@ export class Session {
   #armIdleTimer(): void {
     clearTimeout(this.#idleTimer)
     const { idleTimeoutMs } = this.#deps.settings
-    if (idleTimeoutMs <= 0 || this.#turn) return
+    if (idleTimeoutMs <= 0 || this.busy) return
     this.#idleTimer = setTimeout(() => {
       void this.#serialize(async () => {
-        if (this.#turn || this.#queue.length > 0) return
+        if (this.busy) return
         if (this.#process) {
           this.#deps.log.info({ session_id: this.id }, 'reaping idle agent CLI')
           await this.#endProcess(false)
