@@ -8,8 +8,16 @@ import { Stats } from './stats.ts'
  * subject, or the control subject for `version`), and the runner's replies.
  */
 
-/** Session ids: any printable text up to 256 characters. */
-export const SessionId = z.string().min(1).max(256)
+/**
+ * Session ids: any text of 1 to 256 UTF-16 code units that is well-formed
+ * (no lone surrogate: as UTF-8, in paths and subjects, it would become U+FFFD
+ * and two sessions would share one sandbox, conversation and event stream).
+ */
+export const SessionId = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((id) => id.isWellFormed(), 'the session id must be well-formed UTF-16 text (it holds a lone surrogate, such as \\ud800 not followed by a low surrogate)')
 
 export const Commands = {
   execute: z.object({
