@@ -109,7 +109,7 @@ function startTurn(view: SessionView, out: Out, ctx: MapContext, turn: TurnState
     const info: MessageWithParts['info'] = { id: plan.userMessageID, sessionID, role: 'user', time: { created: at }, agent: plan.agent, model: plan.model }
     const system = plan.system ?? instructions
     if (system !== undefined) info.system = system
-    view.messages.push({ info, parts: [] })
+    addMessage(view, info)
     emit(out, ctx, 'message.updated', { sessionID, info })
     putPart(view, out, ctx, { id: ctx.id('prt'), sessionID, messageID: info.id, type: 'text', text: prompt }, at)
     parentID = info.id
@@ -129,7 +129,7 @@ function startTurn(view: SessionView, out: Out, ctx: MapContext, turn: TurnState
     cost: 0,
     tokens: zeroTokens(),
   }
-  view.messages.push({ info: assistant, parts: [] })
+  addMessage(view, assistant)
   emit(out, ctx, 'message.updated', { sessionID, info: assistant })
   putPart(view, out, ctx, { id: ctx.id('prt'), sessionID, messageID: assistant.id, type: 'step-start' }, at)
 }
@@ -187,7 +187,7 @@ function endTurn(view: SessionView, out: Out, ctx: MapContext, turnId: string, e
     putPart(view, out, ctx, finishTool(open, at, { output: 'the turn ended before the tool reported a result', isError: true }), at)
   }
   turn.tools.clear()
-  const entry = view.messages.find((message) => message.info.id === turn.plan.assistantMessageID)!
+  const { entry } = view.index.get(turn.plan.assistantMessageID)!
   const previous = entry.info as AssistantMessage
   const info: AssistantMessage = { ...previous, time: { ...previous.time, completed: at } }
   if (event.event === 'completed') {
@@ -203,17 +203,31 @@ function endTurn(view: SessionView, out: Out, ctx: MapContext, turnId: string, e
   entry.info = info
   emit(out, ctx, 'message.updated', { sessionID: view.sessionID, info })
   if (info.error) emit(out, ctx, 'session.error', { sessionID: view.sessionID, error: info.error })
-  out.ended.push({ turnId, end, message: { info, parts: entry.parts }, ...(error && { error }) })
+  // A copy, once per turn: whoever holds the turn end keeps the parts it had.
+  out.ended.push({ turnId, end, message: { info, parts: [...entry.parts] }, ...(error && { error }) })
   settle(view, out, ctx)
 }
 
-/** Adds the part to its message, or replaces the part with the same id, and announces it. */
+/** Adds a message to the view; with two messages of one id (a client's messageID used twice), parts go to the first. */
+function addMessage(view: SessionView, info: MessageWithParts['info']): void {
+  const entry: MessageWithParts = { info, parts: [] }
+  view.messages.push(entry)
+  if (!view.index.has(info.id)) view.index.set(info.id, { entry, parts: new Map() })
+}
+
+/**
+ * Adds the part to its message, or puts it in the place of the part with the
+ * same id, and announces it. Constant work per part, however long the message.
+ */
 function putPart(view: SessionView, out: Out, ctx: MapContext, part: Part, at: number): void {
-  const entry = view.messages.find((message) => message.info.id === part.messageID)
-  if (entry) {
-    const index = entry.parts.findIndex((existing) => existing.id === part.id)
-    // Replace the array too: a TurnEnd handed out earlier keeps the parts it had.
-    entry.parts = index < 0 ? [...entry.parts, part] : entry.parts.with(index, part)
+  const slot = view.index.get(part.messageID)
+  if (slot) {
+    const { parts } = slot.entry
+    const index = slot.parts.get(part.id)
+    if (index === undefined) {
+      slot.parts.set(part.id, parts.length)
+      parts.push(part)
+    } else parts[index] = part
   }
   emit(out, ctx, 'message.part.updated', { sessionID: view.sessionID, part, time: at })
 }

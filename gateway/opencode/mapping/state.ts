@@ -21,8 +21,10 @@ export interface TurnState {
 
 /**
  * One session's conversation as OpenCode sees it. The mapper owns it: it
- * replaces messages and parts rather than changing them, so every object
- * it has put in an event stays as it was when emitted.
+ * replaces a message's info and its parts rather than changing them, so
+ * every object it has put in an event stays as it was when emitted. Only
+ * the arrays grow in place: copying a message's parts per event would make
+ * a turn of n events cost n² (issue 16).
  */
 export interface SessionView {
   sessionID: string
@@ -30,6 +32,14 @@ export interface SessionView {
   messages: MessageWithParts[]
   status: 'idle' | 'busy'
   turns: Map<string, TurnState>
+  /** The messages by id, with where each part sits: an event finds its place without a scan. */
+  index: Map<string, MessageSlot>
+}
+
+/** A message of the view and the position of each of its parts, by part id. */
+export interface MessageSlot {
+  entry: MessageWithParts
+  parts: Map<string, number>
 }
 
 /** Everything the mapper takes from outside: ids, a clock for events without `ts`, defaults. */
@@ -50,7 +60,7 @@ export interface TurnEnd {
 }
 
 export function newSessionView(sessionID: string, directory: string): SessionView {
-  return { sessionID, directory, messages: [], status: 'idle', turns: new Map() }
+  return { sessionID, directory, messages: [], status: 'idle', turns: new Map(), index: new Map() }
 }
 
 /** A plan with the defaults filled in and fresh message ids unless given. */

@@ -337,3 +337,61 @@ describe('opencode mapping - native events to OpenCode events', () => {
     expect((running.properties as any).part.state.status).toBe('running')
   })
 })
+
+/** The array with its element reads counted in `reads.n`: how much of the view the mapper looks at. */
+function counted<T>(items: T[], reads: { n: number }): T[] {
+  return new Proxy(items, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads.n++
+      return Reflect.get(target, key, receiver)
+    },
+  })
+}
+
+/**
+ * After `earlierTurns` finished turns and `answers` answers of a running turn,
+ * one more answer: the elements of the view's arrays it read (messages and
+ * every message's parts), and the bytes of the events it made (numbers
+ * counted as one digit: ids and times grow longer as they count up).
+ */
+function costOfOneMoreAnswer(earlierTurns: number, answers: number): { reads: number; bytes: number; parts: number } {
+  const ctx = context()
+  const view = newSessionView(SESSION, '/d')
+  for (let i = 0; i < earlierTurns; i++) {
+    const old = nativeTurn(SESSION, `turn_old_${i}`)
+    for (const event of [old.started('x'), old.answer('y'), old.completed()]) applyEvent(view, event, ctx)
+  }
+  const t = nativeTurn(SESSION, 'turn_long')
+  applyEvent(view, t.started('long'), ctx)
+  for (let i = 0; i < answers; i++) applyEvent(view, t.answer(`part ${i}`), ctx)
+  const reads = { n: 0 }
+  view.messages = counted(view.messages, reads)
+  for (const message of view.messages) message.parts = counted(message.parts, reads)
+  reads.n = 0
+  const { events } = applyEvent(view, t.answer('one more'), ctx)
+  const long = view.messages.at(-1)!
+  return { reads: reads.n, bytes: JSON.stringify(events).replace(/\d+/g, '0').length, parts: long.parts.length }
+}
+
+describe('opencode mapping - the work of one event does not grow with the turn or the session (issue 16)', () => {
+  const base = costOfOneMoreAnswer(0, 10)
+  it.each([
+    { name: 'a turn of 10 answers', earlierTurns: 0, answers: 10 },
+    { name: 'a turn of 5,000 answers', earlierTurns: 0, answers: 5_000 },
+    { name: 'after 2,000 earlier turns', earlierTurns: 2_000, answers: 10 },
+  ])('one more answer in $name reads as much of the view and makes as many bytes as in a short turn', ({ earlierTurns, answers }) => {
+    const cost = costOfOneMoreAnswer(earlierTurns, answers)
+    expect(cost.parts).toBe(answers + 2) // step-start, the answers, the new one: it did land in the message
+    expect(cost.reads).toBe(base.reads)
+    expect(cost.bytes).toBe(base.bytes)
+  })
+
+  it('a part replaced later (a tool result) takes the place of the running one, and the turn end keeps its own copy', () => {
+    const t = nativeTurn(SESSION, 'turn_1')
+    const { view, ended } = feed([t.started('x'), t.toolUse('toolu_1', { command: 'ls' }), t.answer('a'), t.toolResult('toolu_1', 'out'), t.completed()])
+    const parts = view.messages[1]!.parts
+    expect(parts.map((p) => (p.type === 'tool' ? `tool ${p.state.status}` : p.type))).toEqual(['step-start', 'tool completed', 'text', 'step-finish'])
+    expect(ended[0]!.message!.parts).toEqual(parts)
+    expect(ended[0]!.message!.parts).not.toBe(parts)
+  })
+})
