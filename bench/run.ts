@@ -5,7 +5,8 @@
  *    in-process bus, NATS without persistence, and NATS with JetStream;
  *  - session starts per second;
  *  - replay speed of stored events to a resuming client;
- *  - Kubernetes: session start from a warm pool in a fake cluster.
+ *  - Kubernetes: session start from a warm pool in a fake cluster;
+ *  - a long turn over the OpenCode REST layer (linear in its events).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -16,6 +17,7 @@ import { startServiceProcess, type ServiceProcess } from '../test/fixtures/servi
 import { FAKE_CLAUDE } from '../test/fixtures/stack.ts'
 import { measureK8sWarmStart, printK8sWarmStart } from './k8s-warm-start.ts'
 import { measureRelay, type RelayResult } from './relay.ts'
+import { measureRestLongTurns, printRestLongTurns } from './rest-long-turn.ts'
 import { measureReplay, measureSessionStarts } from './sessions.ts'
 
 const RELAY = { burstLines: 100_000, stampedLines: 20_000, stampedRate: 5_000 }
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
     await jetstream.stop()
     printTables(relay, starts, replay)
     printK8sWarmStart(await measureK8sWarmStart())
+    printRestLongTurns(await measureRestLongTurns())
   } finally {
     await nats.stop()
     await rm(dir, { recursive: true, force: true })
