@@ -12,6 +12,7 @@ import type { SessionRecord, SessionRegistry } from './registry.ts'
 import type { CreateSessionBody } from './schemas/request.ts'
 import type { SessionInfo } from './schemas/session.ts'
 import { DEFAULT_PROJECT, directoryFor, newSessionInfo } from './session-info.ts'
+import { workDirProblem } from './work-dir.ts'
 
 export interface SessionsDeps {
   registry: SessionRegistry
@@ -42,9 +43,14 @@ export class OpencodeSessions {
     this.#deps = deps
   }
 
-  /** Creates a session, or answers the existing one when `session_id` names it (a client regaining its session). */
+  /**
+   * Creates a session, or answers the existing one when `session_id` names it (a client regaining its session).
+   * A work_dir the runner would refuse is refused here, before any session exists (WORK_DIR_REJECTED).
+   */
   async create(body: CreateSessionBody): Promise<SessionInfo> {
     const { registry, ctx, ids, version, workBase } = this.#deps
+    const problem = body.work_dir === undefined ? undefined : workDirProblem(body.work_dir, workBase)
+    if (problem !== undefined) throw new ServiceError('WORK_DIR_REJECTED', `work_dir "${body.work_dir}" is not allowed: ${problem}`)
     const id = body.session_id ?? ids('ses')
     const record: SessionRecord = {
       info: newSessionInfo({ id, directory: directoryFor(workBase, id, body.work_dir), title: body.title, now: ctx.now(), version }),

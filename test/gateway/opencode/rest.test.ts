@@ -61,6 +61,21 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
     expect(body.info.directory).toBe(path.join(path.resolve(stack.config.session.work_dir), body.id))
   })
 
+  it('create - a work_dir outside the sandbox base is refused at creation: 400 WORK_DIR_REJECTED, no session, no server path', async () => {
+    const base = path.resolve(stack.config.session.work_dir)
+    for (const [i, workDir] of ['../..', '../outside', 'a/../../b', '/etc', `${base}-other/x`].entries()) {
+      const id = `escape-at-create-${i}`
+      const { status, body } = await call(stack, 'POST', '/session', { session_id: id, work_dir: workDir })
+      expect(status, workDir).toBe(400)
+      expect(body, workDir).toEqual({ name: 'BadRequest', data: { code: 'WORK_DIR_REJECTED', message: expect.stringContaining('outside the sandbox base') } })
+      if (!workDir.startsWith(base)) expect(body.data.message).not.toContain(base) // only the client's own path is echoed
+      expect((await call(stack, 'GET', `/session/${id}`)).status, workDir).toBe(404)
+    }
+    const inside = await call(stack, 'POST', '/session', { session_id: 'inside-at-create', work_dir: path.join(base, 'team', 'proj') })
+    expect(inside.status).toBe(200)
+    expect(inside.body.info.directory).toBe(path.join(base, 'team', 'proj'))
+  })
+
   it('create - an empty JSON body, as OpenCode clients send it, is no body', async () => {
     const { status, body } = await call(stack, 'POST', '/session', '', { 'content-type': 'application/json' })
     expect(status).toBe(200)
