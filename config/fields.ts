@@ -7,15 +7,25 @@ import { parseDuration } from './duration.ts'
  * config/schema.ts, which imports those sections.
  */
 
-/** A duration (`500ms`, `30s`, `5m`, `1h30m`), milliseconds once parsed; `0` means off unless `allowZero` is false. */
+/**
+ * A duration (`500ms`, `30s`, `5m`, `1h30m`), milliseconds once parsed; `0` means off unless `allowZero` is false.
+ * YAML turns a bare `0` into a number: it is the same as `"0"`. Any other bare number is refused, since its
+ * unit would be a guess (seconds? milliseconds?); the message says to write the unit.
+ */
 export const DurationField = (fallback: string, { allowZero = true }: { allowZero?: boolean } = {}) =>
   z
-    .string()
+    .union([z.string(), z.number()], { error: 'expected a duration such as 500ms, 30s, 5m or 1h30m' })
     .default(fallback)
-    .transform((text, ctx) => {
+    .transform((value, ctx) => {
+      const hint = `use e.g. 500ms, 30s, 5m, 1h30m${allowZero ? ', or 0 for off' : '; must be above 0'}`
+      if (typeof value === 'number' && value !== 0) {
+        ctx.addIssue({ code: 'custom', message: `invalid duration ${value}: a number needs a unit, e.g. "${value}s" or "${value}ms" (${hint})` })
+        return z.NEVER
+      }
+      const text = typeof value === 'number' ? '0' : value
       const ms = parseDuration(text)
       if (ms === undefined || (ms === 0 && !allowZero)) {
-        ctx.addIssue({ code: 'custom', message: `invalid duration "${text}" (use e.g. 500ms, 30s, 5m, 1h30m${allowZero ? ', or 0 for off' : '; must be above 0'})` })
+        ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)} (${hint})` })
         return z.NEVER
       }
       return ms

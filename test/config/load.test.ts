@@ -88,6 +88,21 @@ nats: { url: "nats://nats:4222" }
     expect(() => resolveConfig(doc, {})).toThrow(key)
   })
 
+  it('config - a YAML number 0 is a duration of 0 (off), as "0" is', async () => {
+    const file = await configFile('engine:\n  timeout: 0\n  idle_timeout: 0\nstate:\n  event_max_age: 0\n')
+    const config = await loadConfig(file, {})
+    expect(config.engine.timeout).toBe(0)
+    expect(config.engine.idle_timeout).toBe(0)
+  })
+
+  it('config - a bare number other than 0 as a duration is refused, naming the key and the fix', async () => {
+    const file = await configFile('engine:\n  timeout: 300\n')
+    const err = (await loadConfig(file, {}).catch((e: unknown) => e)) as ConfigError
+    expect(err).toBeInstanceOf(ConfigError)
+    expect(err.message).toContain('engine.timeout')
+    expect(err.message).toContain('"300s" or "300ms"')
+  })
+
   it('config - a non-integer SERVICE_PORT is rejected', () => {
     expect(() => resolveConfig({}, { SERVICE_PORT: '80a' })).toThrow('SERVICE_PORT')
   })
