@@ -22,6 +22,21 @@ export interface Presented {
 
 type Headers = Record<string, string | string[] | undefined>
 
+/**
+ * Every occurrence of every header, by lower-case name, from Node's
+ * `rawHeaders` (`[name, value, name, value, …]`). `request.headers` cannot
+ * serve: Node keeps only the first `Authorization` and joins repeated
+ * `X-API-Key` values with ", ", so a second credential would go unseen. Pure.
+ */
+export function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
+  const headers: Record<string, string[]> = Object.create(null) as Record<string, string[]>
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase()
+    ;(headers[name] ??= []).push(rawHeaders[i + 1]!)
+  }
+  return headers
+}
+
 const BEARER = /^Bearer(?:\s+(.*))?$/i
 
 /** Every key value the request presents on the surface's carriers. Pure. */
@@ -45,20 +60,29 @@ export function presentedKeys(surface: Surface, headers: Headers, query: unknown
   return found
 }
 
+/** Why a request is refused: no key, a key that is not configured, or one carrier repeated with different keys. */
+export type AuthRefusal = 'missing' | 'invalid' | 'repeated'
+
 export type AuthOutcome =
   | { ok: true; /** Index of the matched key; -1 when no key is configured. */ key: number }
-  | { ok: false; reason: 'missing' | 'invalid'; carriers: Carrier[] }
+  | { ok: false; reason: AuthRefusal; carriers: Carrier[] }
 
 /**
  * The decision, when keys are configured. Precedence when several carriers
  * are given: every key presented must be a configured key, and at least one
  * must be presented. A wrong key next to a right one is refused, so a client
  * (or a proxy adding a header) can never turn a bad credential into access by
- * adding a good one elsewhere, and mistakes show up at once.
+ * adding a good one elsewhere, and mistakes show up at once. One carrier
+ * repeated with different values (two `Authorization` headers, two
+ * `api_key` parameters) is refused before any key is compared: proxies and
+ * servers disagree on which of the two counts (Node reads the first).
+ * Different carriers may hold different configured keys (key rotation).
  */
 export function authenticate(keys: ApiKeys, presented: readonly Presented[]): AuthOutcome {
   if (!keys.enabled) return { ok: true, key: -1 }
   if (presented.length === 0) return { ok: false, reason: 'missing', carriers: [] }
+  const repeated = presented.filter((one) => presented.some((other) => other.carrier === one.carrier && other.value !== one.value))
+  if (repeated.length > 0) return { ok: false, reason: 'repeated', carriers: [...new Set(repeated.map((one) => one.carrier))] }
   let key = -1
   let allValid = true
   for (const { value } of presented) {
@@ -72,7 +96,9 @@ export function authenticate(keys: ApiKeys, presented: readonly Presented[]): Au
 }
 
 /** The 401 message: says what to send, never echoes what was sent. */
-export function unauthorizedMessage(surface: Surface, reason: 'missing' | 'invalid'): string {
+export function unauthorizedMessage(surface: Surface, reason: AuthRefusal): string {
   const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key> or X-API-Key: <key>'
-  return reason === 'missing' ? `an API key is required: send it with ${how}` : `the API key is not valid (every key sent with ${how} must be a configured key)`
+  if (reason === 'missing') return `an API key is required: send it with ${how}`
+  if (reason === 'repeated') return `the request carries different API keys in one place (a repeated header or parameter); send one key with ${how}`
+  return `the API key is not valid (every key sent with ${how} must be a configured key)`
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { authenticate, presentedKeys, unauthorizedMessage, type Surface } from '../../../gateway/auth/credentials.ts'
+import { authenticate, headerValues, presentedKeys, unauthorizedMessage, type Surface } from '../../../gateway/auth/credentials.ts'
 import { ApiKeys } from '../../../gateway/auth/keys.ts'
 
 const KEYS = new ApiKeys(['key-A', 'key-B'])
 
-type Case = [name: string, surface: Surface, headers: Record<string, string | string[]>, query: Record<string, unknown>, expected: 'ok' | 'missing' | 'invalid']
+type Case = [name: string, surface: Surface, headers: Record<string, string | string[]>, query: Record<string, unknown>, expected: 'ok' | 'missing' | 'invalid' | 'repeated']
 
 const CASES: Case[] = [
   ['http bearer', 'http', { authorization: 'Bearer key-A' }, {}, 'ok'],
@@ -25,7 +25,14 @@ const CASES: Case[] = [
   ['ws api_key query', 'websocket', {}, { api_key: 'key-B' }, 'ok'],
   ['ws both valid', 'websocket', { 'x-api-key': 'key-A' }, { api_key: 'key-A' }, 'ok'],
   ['ws query wrong, header right: refused', 'websocket', { 'x-api-key': 'key-A' }, { api_key: 'nope' }, 'invalid'],
-  ['ws repeated api_key, one wrong: refused', 'websocket', {}, { api_key: ['key-A', 'nope'] }, 'invalid'],
+  ['ws repeated api_key, one wrong: refused as repeated', 'websocket', {}, { api_key: ['key-A', 'nope'] }, 'repeated'],
+  ['ws repeated api_key, two valid keys: refused as repeated', 'websocket', {}, { api_key: ['key-A', 'key-B'] }, 'repeated'],
+  ['ws repeated api_key, the same key twice', 'websocket', {}, { api_key: ['key-A', 'key-A'] }, 'ok'],
+  ['http two Authorization headers, second wrong: refused', 'http', { authorization: ['Bearer key-A', 'Bearer nope'] }, {}, 'repeated'],
+  ['http two Authorization headers, two valid keys: refused', 'http', { authorization: ['Bearer key-A', 'Bearer key-B'] }, {}, 'repeated'],
+  ['http two Authorization headers with the same key', 'http', { authorization: ['Bearer key-A', 'Bearer key-A'] }, {}, 'ok'],
+  ['http two X-API-Key headers, different keys: refused', 'http', { 'x-api-key': ['key-A', 'key-B'] }, {}, 'repeated'],
+  ['http Basic beside a Bearer is not a second credential', 'http', { authorization: ['Basic Zm9v', 'Bearer key-A'] }, {}, 'ok'],
   ['ws bearer is not a WebSocket carrier', 'websocket', { authorization: 'Bearer key-A' }, {}, 'missing'],
   ['ws nothing', 'websocket', {}, {}, 'missing'],
   ['ws non-string query value is ignored', 'websocket', {}, { api_key: { nested: 'key-A' } }, 'missing'],
@@ -49,11 +56,26 @@ describe('auth credentials - carriers and precedence', () => {
 
   it('credentials - the 401 message says how to send a key and never echoes one', () => {
     for (const surface of ['http', 'websocket'] as const) {
-      for (const reason of ['missing', 'invalid'] as const) {
+      for (const reason of ['missing', 'invalid', 'repeated'] as const) {
         const message = unauthorizedMessage(surface, reason)
         expect(message).toMatch(surface === 'http' ? /Authorization: Bearer/ : /api_key/)
         expect(message).not.toContain('key-A')
       }
     }
+  })
+
+describe('auth credentials - every occurrence of a header', () => {
+  it('credentials - headerValues keeps each repeated header, by lower-case name', () => {
+    expect(headerValues(['Authorization', 'Bearer key-A', 'Host', 'h', 'authorization', 'Bearer nope', 'X-API-Key', 'key-B'])).toEqual({
+      authorization: ['Bearer key-A', 'Bearer nope'],
+      host: ['h'],
+      'x-api-key': ['key-B'],
+    })
+  })
+
+  it('credentials - a second Authorization header with another key is refused, not ignored', () => {
+    const raw = ['Authorization', 'Bearer key-A', 'Authorization', 'Bearer nope']
+    const outcome = authenticate(KEYS, presentedKeys('http', headerValues(raw), {}))
+    expect(outcome).toEqual({ ok: false, reason: 'repeated', carriers: ['authorization'] })
   })
 })
