@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
+import type { z } from 'zod'
 import { ServiceError, toServiceError, type ErrorCode } from '../contract/mod.ts'
 import { RateLimitedError } from './limits/rate-limiter.ts'
 
@@ -38,6 +39,40 @@ export function toHttpError(err: unknown): ServiceError {
     return new ServiceError(code, String(fastify!.message), { cause: err })
   }
   return toServiceError(err)
+}
+
+/**
+ * The message of a BAD_REQUEST for a schema failure, naming the field:
+ * `field "prompt" is required` only when the field is absent, `field
+ * "prompt": expected string, got number` when its type is wrong, else the
+ * schema's own message. `input` is what was validated: zod does not keep the
+ * value in its issues, so "absent" is read from the input itself.
+ */
+export function invalidFieldMessage(issue: z.core.$ZodIssue, input: unknown, whole = 'body'): string {
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : whole
+  if (issue.code !== 'invalid_type') return `field "${field}": ${issue.message}`
+  const found = valueAt(input, issue.path)
+  if (found === ABSENT) return `field "${field}" is required`
+  return `field "${field}": expected ${issue.expected}, got ${typeOf(found.value)}`
+}
+
+const ABSENT = Symbol('absent')
+
+/** The value at `path` in `input`, or ABSENT when it (or a parent) is missing or undefined. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): { value: unknown } | typeof ABSENT {
+  let current = input
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, key)) return ABSENT
+    current = (current as Record<PropertyKey, unknown>)[key]
+  }
+  return current === undefined ? ABSENT : { value: current }
+}
+
+/** A JSON value's type as a client would name it. */
+function typeOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
 }
 
 /** Sets `Retry-After` (whole seconds) for an error that asks the client to come back. */
