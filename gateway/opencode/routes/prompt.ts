@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { JSON_TYPE, messageJson } from '../message-json.ts'
 import { toPromptInput } from '../prompt-input.ts'
 import { parseBody, PromptBody } from '../schemas/request.ts'
 import type { AcceptedPrompt } from '../sessions.ts'
@@ -31,7 +32,8 @@ export function promptRoutes(app: FastifyInstance, context: RouteContext): void 
     if (!end.message) {
       return reply.code(409).send({ name: 'MessageAbortedError', data: { message: 'the prompt was stopped before its turn started' } })
     }
-    return end.message
+    // A long turn's answer is large: serialized a slice at a time (message-json.ts).
+    return reply.type(JSON_TYPE).send(messageJson(end.message))
   })
 
   app.post<IdParams>('/session/:id/prompt_async', async (request, reply) => {

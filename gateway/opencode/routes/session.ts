@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { CreateSessionBody, parseBody } from '../schemas/request.ts'
+import { JSON_TYPE, messagesJson } from '../message-json.ts'
 import type { IdParams, RouteContext } from './context.ts'
 
 /** Session resources: create, list, status, get, delete, abort, messages. */
@@ -20,10 +21,11 @@ export function sessionRoutes(app: FastifyInstance, { sessions }: RouteContext):
 
   app.post<IdParams>('/session/:id/abort', async (request) => sessions.abort(request.params.id))
 
-  app.get<IdParams & { Querystring: { limit?: string } }>('/session/:id/message', async (request) => {
+  // Serialized a slice at a time: a long turn's messages would hold the event loop (message-json.ts).
+  app.get<IdParams & { Querystring: { limit?: string } }>('/session/:id/message', async (request, reply) => {
     await sessions.get(request.params.id)
     const messages = sessions.messages(request.params.id)
     const limit = Number(request.query.limit)
-    return Number.isInteger(limit) && limit > 0 ? messages.slice(-limit) : messages
+    return reply.type(JSON_TYPE).send(messagesJson(Number.isInteger(limit) && limit > 0 ? messages.slice(-limit) : messages))
   })
 }

@@ -122,6 +122,21 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
     expect(messages.body[1].info).toMatchObject({ parentID: accepted.body.message_id, modelID: 'claude-fake-1', finish: 'stop' })
   })
 
+  it('prompt - a long turn: the blocking answer and GET /message hold every part in order, as JSON with its content type', async () => {
+    const { body: session } = await call(stack, 'POST', '/session', {})
+    const answer = await call(stack, 'POST', `/session/${session.id}/message`, { parts: [{ type: 'text', text: 'burst: 1500' }] })
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    const texts = answer.body.parts.filter((part: { type: string }) => part.type === 'text').map((part: { text: string }) => part.text)
+    expect(texts).toEqual(Array.from({ length: 1500 }, (_, i) => `part ${i + 1}`))
+    expect(answer.body.parts.at(-1).type).toBe('step-finish')
+    const listed = await call(stack, 'GET', `/session/${session.id}/message`)
+    expect(listed.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(listed.body.map((m: { info: { role: string } }) => m.info.role)).toEqual(['user', 'assistant'])
+    expect(listed.body[1]).toEqual(answer.body)
+    expect((await call(stack, 'GET', `/session/${session.id}/message?limit=1`)).body).toEqual([answer.body])
+  })
+
   it('sse - framing is `data: <json>` + blank line, server.connected first, headers stop buffering', async () => {
     const events = await subscribe('/event')
     expect(events.response.status).toBe(200)
