@@ -91,6 +91,12 @@ export async function verifySandbox(base: string, dir: string): Promise<string> 
   return dir
 }
 
+/** A sandbox as client-facing messages may name it: relative to the base (`.` for the base itself), never absolute. */
+export async function sandboxLabel(base: string, dir: string): Promise<string> {
+  const realBase = await realpath(base).catch(() => path.resolve(base))
+  return labelFor(realBase, dir)
+}
+
 export function isInside(base: string, target: string): boolean {
   const relative = path.relative(base, target)
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))

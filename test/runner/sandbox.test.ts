@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ServiceError } from '../../contract/mod.ts'
-import { isInside, resolveSandbox, sessionPathName, verifySandbox } from '../../runner/sandbox.ts'
+import { isInside, resolveSandbox, sandboxLabel, sessionPathName, verifySandbox } from '../../runner/sandbox.ts'
 
 describe('sandbox', () => {
   let base: string
@@ -118,6 +118,12 @@ describe('sandbox', () => {
     const err = (await resolveSandbox(base, 'intruder', undefined).catch((e: unknown) => e)) as ServiceError
     expect(err).toBeInstanceOf(ServiceError)
     expect(err.code).toBe('WORK_DIR_REJECTED')
+  })
+
+  it('sandbox - a label names a sandbox relative to the base, never absolute', async () => {
+    expect(await sandboxLabel(base, path.join(base, 'team', 'p'))).toBe('team/p')
+    expect(await sandboxLabel(base, base)).toBe('.')
+    expect(await sandboxLabel(base, outside)).toBe('(outside the sandbox base)')
   })
 
   describe('verify before each start', () => {

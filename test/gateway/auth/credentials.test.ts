@@ -63,6 +63,7 @@ describe('auth credentials - carriers and precedence', () => {
       }
     }
   })
+})
 
 describe('auth credentials - every occurrence of a header', () => {
   it('credentials - headerValues keeps each repeated header, by lower-case name', () => {
