@@ -18,7 +18,7 @@ import type { Engine, EngineOutput, EngineProcess, TurnResult } from './engine/e
 import { buildEnv } from './process/env.ts'
 import type { ProcessGuard } from './process/guardian.ts'
 import type { SessionWaf } from './waf/guard.ts'
-import { terminateSession } from './process/terminate.ts'
+import { killProcessGroup, terminateSession } from './process/terminate.ts'
 import { resolveSandbox } from './sandbox.ts'
 import { turnStats } from './turn-stats.ts'
 
@@ -88,6 +88,8 @@ interface RunningProcess {
   finishedATurn: boolean
   /** The CLI printed something since the last prompt was written to it. */
   heardSinceSend: boolean
+  /** The turn it was started for or last given: its exit can only cut that turn short. */
+  serving: ActiveTurn
   /** The first stderr lines, to tell why a CLI refused to start. */
   stderr: string[]
   instructions?: string | undefined
@@ -255,7 +257,7 @@ export class Session {
     if (this.#turn !== turn || turn.ending) return
     let running = this.#process
     if (!running) {
-      const spawning = this.#spawn(turn.instructions)
+      const spawning = this.#spawn(turn)
       this.#spawning = spawning
       try {
         running = await spawning
@@ -277,11 +279,13 @@ export class Session {
     const { turnTimeoutMs } = this.#deps.settings
     if (turnTimeoutMs > 0) turn.timer = setTimeout(() => void this.#timeOut(turn), turnTimeoutMs)
     running.heardSinceSend = false
+    running.serving = turn
     running.engine.send(text)
   }
 
-  async #spawn(instructions: string | undefined): Promise<RunningProcess> {
+  async #spawn(turn: ActiveTurn): Promise<RunningProcess> {
     const { engine, settings, log } = this.#deps
+    const { instructions } = turn
     const tag = randomUUID()
     const resume = this.#hasConversation
     // A resumed conversation keeps the system prompt it started with; a new one takes this turn's.
@@ -317,6 +321,7 @@ export class Session {
       heardSinceSend: false,
       stderr: [],
       instructions: this.#conversationInstructions,
+      serving: turn,
     }
     this.#process = running
     this.#deps.guard?.watch(tag)
@@ -401,13 +406,17 @@ export class Session {
 
   #onExit(running: RunningProcess, code: number | null, signal: string | null): void {
     // Tool commands the CLI left behind go with it; then the guardian can forget the tag.
-    void terminateSession(undefined, running.tag, this.#deps.settings.stopGraceMs).finally(() => this.#deps.guard?.release(running.tag))
+    void terminateSession(undefined, running.tag, this.#deps.settings.stopGraceMs)
+      .then(() => this.#deps.guard?.release(running.tag))
+      // Not released: the guardian ends them when the runner goes.
+      .catch((err: unknown) => this.#deps.log.error({ err, session_id: this.id }, 'cannot look for processes the agent CLI left behind'))
     if (this.#process !== running) return
     this.#process = undefined
     running.interrupted?.resolve()
     this.#deps.log.info({ session_id: this.id, code, signal }, 'agent CLI exited')
     const turn = this.#turn
-    if (!turn || turn.ending) return
+    // A turn waiting for this process's end (an idle reap, a stop) starts in a new one.
+    if (!turn || turn.ending || running.serving !== turn) return
     if (!running.heardSinceSend && !turn.retried) {
       // The CLI ended without a word about the turn, so it never took the prompt
       // (it was dying already, or refused to start): run the turn once more.
@@ -427,7 +436,7 @@ export class Session {
     this.#deps.log.warn({ session_id: this.id, resume: this.#hasConversation, stderr: running.stderr }, 'agent CLI did not take the turn; retrying in a new process')
     if (this.#process === running) this.#process = undefined
     running.engine.endInput()
-    void terminateSession(running.engine.pid, running.tag, this.#deps.settings.stopGraceMs)
+    void this.#terminate(running)
     clearTimeout(turn.timer)
     this.#turn = undefined
     this.#queue.unshift({ id: turn.id, prompt: turn.prompt, instructions: turn.instructions, requestId: turn.requestId, retried: true })
@@ -464,12 +473,20 @@ export class Session {
     if (!running) return
     if (interruptFirst) await this.#interrupt(running)
     running.engine.endInput()
-    const result = await terminateSession(running.engine.pid, running.tag, this.#deps.settings.stopGraceMs)
-    if (result.survivors.length > 0) {
-      this.#deps.log.error({ session_id: this.id, survivors: result.survivors }, 'session processes survived SIGKILL')
-    }
+    await this.#terminate(running)
     await running.engine.exited
     if (this.#process === running) this.#process = undefined
+  }
+
+  /** Ends every process of the running CLI; without a view of the process table, at least the CLI's own group. */
+  async #terminate(running: RunningProcess): Promise<void> {
+    try {
+      const result = await terminateSession(running.engine.pid, running.tag, this.#deps.settings.stopGraceMs)
+      if (result.survivors.length > 0) this.#deps.log.error({ session_id: this.id, survivors: result.survivors }, 'session processes survived SIGKILL')
+    } catch (err) {
+      this.#deps.log.error({ err, session_id: this.id }, 'cannot read the process table; killing the agent CLI\'s process group')
+      killProcessGroup(running.engine.pid)
+    }
   }
 
   #failTurn(turn: ActiveTurn, code: ErrorCode, message: string): void {

@@ -38,6 +38,11 @@ export async function terminateSession(leaderPid: number | undefined, tag: strin
   return { survivors: rows.map((row) => row.pid), forced: true }
 }
 
+/** SIGKILL to the process group led by `pid` (the agent CLI's): the fallback when the process table cannot be read. */
+export function killProcessGroup(pid: number): void {
+  if (pid > 1 && pid !== OWN_PGID) trySignal(-pid, 'SIGKILL')
+}
+
 function signalAll(rows: readonly ProcessInfo[], signal: NodeJS.Signals): void {
   const groups = new Set(rows.map((row) => row.pgid))
   for (const pgid of groups) {
