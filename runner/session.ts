@@ -19,7 +19,7 @@ import { buildEnv } from './process/env.ts'
 import type { ProcessGuard } from './process/guardian.ts'
 import type { SessionWaf } from './waf/guard.ts'
 import { killProcessGroup, terminateSession } from './process/terminate.ts'
-import { resolveSandbox } from './sandbox.ts'
+import { resolveSandbox, verifySandbox } from './sandbox.ts'
 import { turnStats } from './turn-stats.ts'
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
@@ -286,6 +286,8 @@ export class Session {
   async #spawn(turn: ActiveTurn): Promise<RunningProcess> {
     const { engine, settings, log } = this.#deps
     const { instructions } = turn
+    // The agent can swap its sandbox for a symlink between turns: check it again before a CLI starts in it.
+    await verifySandbox(settings.workBase, this.#workDir!)
     const tag = randomUUID()
     const resume = this.#hasConversation
     // A resumed conversation keeps the system prompt it started with; a new one takes this turn's.
