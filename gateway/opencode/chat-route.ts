@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { toServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
-import { runTurn, type TurnDeps, type TurnOutcome, type TurnRequest } from '../turn.ts'
+import { isTurnEnd, ServiceError, toServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
+import type { TurnDeps, TurnRequest } from '../turn.ts'
 import { isClientVisible } from '../ws/dialect.ts'
 import { toHttpServiceError } from './errors.ts'
 import { ChatBody, parseBody } from './schemas/request.ts'
@@ -14,14 +14,24 @@ export interface ChatDeps extends TurnDeps {
   log: Logger
 }
 
+/**
+ * Bytes of answer text a JSON-mode turn collects: past it the answer is cut
+ * (at a character boundary) and `truncated: true` is added; the turn itself
+ * runs to its end. The whole turn stays readable from the event stream
+ * (`Accept: text/event-stream`, or /v1/sessions/{id}/events).
+ */
+export const MAX_CHAT_ANSWER_BYTES = 8 * 1024 * 1024
+
 /** The JSON answer of POST /v1/agent/chat when the turn ran to its end. */
 export interface ChatAnswer {
   session_id: string
   turn_id: string
   /** `completed`, or `stopped` when a stop request ended the turn. */
   status: 'completed' | 'stopped'
-  /** The turn's answer text blocks, joined with blank lines. */
+  /** The turn's answer text blocks, joined with blank lines (at most MAX_CHAT_ANSWER_BYTES). */
   answer: string
+  /** Present, and true, only when the answer was cut at MAX_CHAT_ANSWER_BYTES. */
+  truncated?: true
   /** This turn's counters (null when it was stopped). */
   stats: Stats | null
   /** The session's counters summed over its turns (null when it was stopped). */
@@ -32,8 +42,11 @@ export interface ChatAnswer {
  * POST /v1/agent/chat `{session_id, message}` (spec §2.5, §4.2): runs one
  * turn. JSON: waits and answers ChatAnswer; a failed turn answers its error
  * code's status with `{error: {code, message}, session_id, turn_id, answer}`.
- * With `Accept: text/event-stream` it streams the turn's native events
- * (spec §2.4 shape) as `data:` frames and ends with the turn.
+ * Only the answer text (bounded) and the end event are kept, never the turn's
+ * events. With `Accept: text/event-stream` it streams the turn's native events
+ * (spec §2.4 shape) as `data:` frames, each as it comes, and ends with the
+ * turn; a client that stops reading is cut off once 8 MiB wait for it
+ * (gateway/opencode/sse.ts), and the gateway stops following the turn for it.
  */
 export function chatRoutes(app: FastifyInstance, deps: ChatDeps): void {
   // The service's own error shape on this route, not OpenCode's.
@@ -49,20 +62,33 @@ export function chatRoutes(app: FastifyInstance, deps: ChatDeps): void {
     const instructions = body.system_prompt ?? body.instructions
     if (instructions !== undefined) turn.instructions = instructions
     if (body.work_dir !== undefined) turn.work_dir = body.work_dir
+    // A client that goes away mid-turn is no longer followed (its turn goes on).
+    const gone = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))
 
     if (!acceptsEventStream(request.headers.accept)) {
-      const outcome = await runTurn(deps, turn)
-      if (outcome.end === 'error') {
-        const error = outcome.error ?? toServiceError(new Error('the turn failed'))
-        return reply.code(error.status).send({ error: error.toBody(), session_id: outcome.session_id, turn_id: outcome.turn_id, answer: outcome.answer })
+      const answer = new AnswerText(MAX_CHAT_ANSWER_BYTES)
+      const outcome = await followTurn(deps, turn, (event) => {
+        if (event.event === 'answer') answer.add(event.data)
+      }, gone)
+      if (outcome.end === undefined) return reply
+      if (outcome.end.event === 'error') {
+        const error = new ServiceError(outcome.end.error.code, outcome.end.error.message)
+        return reply.code(error.status).send({ error: error.toBody(), session_id: turn.session_id, turn_id: outcome.turn_id, answer: answer.text, ...answer.flag })
       }
-      return chatAnswer(outcome)
+      return chatAnswer(turn.session_id, outcome.turn_id, outcome.end, answer)
     }
 
     const stream = deps.streams.open(reply, { heartbeatMs: deps.heartbeatMs, heartbeat: (open) => open.comment('keep-alive') })
-    runTurn(deps, turn, (event) => {
-      if (isClientVisible(event)) stream.send(event)
-    }).then(
+    // Sends the headers now: the first event may be seconds away, and clients wait for the headers.
+    stream.comment('turn starting')
+    followTurn(
+      deps,
+      turn,
+      (event) => {
+        if (isClientVisible(event)) stream.send(event)
+      },
+      stream.done,
+    ).then(
       () => stream.close(),
       (err: unknown) => {
         // The turn did not start; the stream is open already, so the error comes as a native error event.
@@ -76,15 +102,108 @@ export function chatRoutes(app: FastifyInstance, deps: ChatDeps): void {
   })
 }
 
-export function chatAnswer(outcome: TurnOutcome): ChatAnswer {
-  const completed = outcome.events.find((event) => event.event === 'completed')
+/**
+ * Starts one turn and hands each of its events to `onEvent` as it comes,
+ * keeping none of them; settles with the end event, or with no end when
+ * `until` (the client gone) came first. Rejects only when the turn could not
+ * be started.
+ */
+async function followTurn(
+  deps: TurnDeps,
+  request: TurnRequest,
+  onEvent: (event: ServiceEvent) => void,
+  until: Promise<void>,
+): Promise<{ turn_id: string; end: ServiceEvent | undefined }> {
+  const turnId = `turn_${randomUUID()}`
+  const ended = Promise.withResolvers<ServiceEvent | undefined>()
+  let done = false
+  const detach = deps.hub.attach(request.session_id, (event) => {
+    if (done || event.turn_id !== turnId) return
+    onEvent(event)
+    if (isTurnEnd(event)) {
+      done = true
+      ended.resolve(event)
+    }
+  })
+  void until.then(() => {
+    done = true
+    ended.resolve(undefined)
+  })
+  try {
+    await deps.runners.send({
+      type: 'execute',
+      session_id: request.session_id,
+      turn_id: turnId,
+      prompt: request.prompt,
+      ...(request.instructions !== undefined && { instructions: request.instructions }),
+      ...(request.work_dir !== undefined && { work_dir: request.work_dir }),
+    })
+    return { turn_id: turnId, end: await ended.promise }
+  } finally {
+    detach()
+  }
+}
+
+/** The answer text blocks of a turn joined with blank lines, cut at `max` bytes. */
+export class AnswerText {
+  readonly #max: number
+  #text = ''
+  #bytes = 0
+  #truncated = false
+
+  constructor(max: number) {
+    this.#max = max
+  }
+
+  add(block: string): void {
+    if (this.#truncated) return
+    const piece = this.#text === '' ? block : `\n\n${block}`
+    const bytes = Buffer.byteLength(piece)
+    if (this.#bytes + bytes <= this.#max) {
+      this.#text += piece
+      this.#bytes += bytes
+      return
+    }
+    this.#text += cutToBytes(piece, this.#max - this.#bytes)
+    this.#bytes = Buffer.byteLength(this.#text)
+    this.#truncated = true
+  }
+
+  get text(): string {
+    return this.#text
+  }
+
+  /** `{truncated: true}` when cut, else nothing: spread into the answer. */
+  get flag(): { truncated?: true } {
+    return this.#truncated ? { truncated: true } : {}
+  }
+}
+
+/** The longest start of `text` within `bytes` UTF-8 bytes that does not split a character. */
+export function cutToBytes(text: string, bytes: number): string {
+  if (bytes <= 0) return ''
+  // No more characters than bytes; then drop characters until it fits (at most 3 bytes each in UTF-16 terms).
+  let cut = text.slice(0, bytes)
+  let over = Buffer.byteLength(cut) - bytes
+  while (over > 0) {
+    cut = cut.slice(0, cut.length - Math.max(1, Math.floor(over / 3)))
+    over = Buffer.byteLength(cut) - bytes
+  }
+  // A lone high surrogate at the end is half a character.
+  const last = cut.charCodeAt(cut.length - 1)
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut
+}
+
+export function chatAnswer(sessionId: string, turnId: string, end: ServiceEvent, answer: AnswerText): ChatAnswer {
+  const completed = end.event === 'completed' ? end : undefined
   return {
-    session_id: outcome.session_id,
-    turn_id: outcome.turn_id,
-    status: outcome.end === 'stopped' ? 'stopped' : 'completed',
-    answer: outcome.answer,
+    session_id: sessionId,
+    turn_id: turnId,
+    status: end.event === 'stopped' ? 'stopped' : 'completed',
+    answer: answer.text,
+    ...answer.flag,
     stats: completed?.turn_stats ?? null,
-    session_stats: outcome.stats ?? null,
+    session_stats: completed?.stats ?? null,
   }
 }
 
