@@ -32,6 +32,7 @@ export const ErrorCodes = {
   REQUEST_TIMEOUT: { status: 408, summary: 'the request did not arrive in full within the server\'s time' },
   HEADERS_TOO_LARGE: { status: 431, summary: 'the request line and headers are larger than the HTTP server reads (16 KiB)' },
   RATE_LIMITED: { status: 429, summary: 'too many requests for this API key; retry after Retry-After seconds' },
+  TOO_MANY_CONNECTIONS: { status: 429, summary: 'this client address has limits.max_connections_per_ip connections open; close or reuse some' },
   OVERLOADED: { status: 503, summary: 'the service runs as many sessions as it may; retry with backoff' },
   SHUTTING_DOWN: { status: 503, summary: 'the service is shutting down and takes no new work; retry elsewhere' },
 } as const satisfies Record<string, { status: number; summary: string }>

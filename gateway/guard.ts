@@ -54,7 +54,7 @@ export interface Guard {
  * routes so that its hook covers all of them (plugins included):
  * origin (403) → API key (401) → draining streams (503) → rate (429), plus
  * the service's error and not-found handlers. A refusal is thrown, so each
- * surface answers it in its own error shape.
+ * surface answers it in its own error shape, with `Connection: close`.
  */
 export function registerGuard(app: FastifyInstance, options: GuardOptions): Guard {
   const log = options.log.child({ component: 'guard' })
@@ -69,6 +69,17 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeOptions.url
     if (route !== undefined && OPEN_ROUTES.has(route)) return
+    try {
+      admit(request, reply, route)
+    } catch (err) {
+      // A refused request is answered at once, body unread; its connection is then closed rather than
+      // kept reading whatever body the client still sends (it could trickle one for ever).
+      reply.header('connection', 'close')
+      throw err
+    }
+  })
+
+  function admit(request: FastifyRequest, reply: FastifyReply, route: string | undefined): void {
     const surface: Surface = route === WS_PATH && isUpgrade(request) ? 'websocket' : 'http'
     if (!origins.allows(request.headers.origin)) {
       log.warn({ route, origin: String(request.headers.origin).slice(0, 200), ip: request.ip }, 'request from a browser origin that is not allowed')
@@ -90,7 +101,7 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
       if (err instanceof RateLimitedError) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))))
       throw err
     }
-  })
+  }
 
   return {
     keys,

@@ -15,6 +15,7 @@ import { keepAlive } from './keepalive/ping.ts'
 import { TaskPulse } from './keepalive/task-pulse.ts'
 import { ActiveSessions } from './limits/active-sessions.ts'
 import { AdmittingRunnerClient } from './limits/admission.ts'
+import { capConnectionsPerAddress } from './limits/connections.ts'
 import { hardFrameLimit, LimitsConfigSchema, type LimitsConfig } from './limits/config.ts'
 import { SessionHub } from './session-hub.ts'
 import { registerSessionEvents } from './session-events.ts'
@@ -49,11 +50,22 @@ export interface SecurityOptions {
   pingIntervalMs: number
   /** task_boundary pulse period (0 = none). */
   taskPulseMs: number
+  /** HTTP request timeouts (`server.request_timeout`, `server.headers_timeout`); default 30 s and 10 s. */
+  http?: HttpTimeouts | undefined
   /** Bind address, for the warning of a service open to the network. */
   host?: string | undefined
   /** The rate limiter's clock (tests). */
   now?: () => number
 }
+
+/** How long a request may take to arrive: all of it, and its request line and headers. */
+export interface HttpTimeouts {
+  /** 0 = no limit. */
+  requestTimeoutMs: number
+  headersTimeoutMs: number
+}
+
+const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 }
 
 const DEFAULT_SECURITY: SecurityOptions = { auth: AuthConfigSchema.parse({}), limits: LimitsConfigSchema.parse({}), pingIntervalMs: 30_000, taskPulseMs: 30_000 }
 
@@ -69,15 +81,22 @@ const FORCE_CLOSE_MS = 2_000
 export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const { bus, log } = options
   const security = options.security ?? DEFAULT_SECURITY
+  const timeouts = nodeTimeouts(security.http ?? DEFAULT_HTTP_TIMEOUTS)
   const app = Fastify({
     loggerInstance: log.child({ component: 'http' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // Session ids in paths may be up to 256 characters.
     routerOptions: { maxParamLength: 300 },
     bodyLimit: security.limits.max_body,
+    // A request that trickles in (its body, say) is answered 408 and closed: it cannot hold a connection for ever.
+    requestTimeout: timeouts.requestTimeout,
+    http: { headersTimeout: timeouts.headersTimeout, connectionsCheckingInterval: timeouts.checkEvery },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   })
+  capConnectionsPerAddress(app.server, security.limits.max_connections_per_ip, (address, open) =>
+    log.warn({ component: 'http', ip: address, open }, 'connection refused: limits.max_connections_per_ip reached for this address'),
+  )
   const state = options.state ?? { registry: new MemoryRegistry() }
   const hub = new SessionHub(bus, options.subjectPrefix, log, state.events)
   const active = new ActiveSessions(security.limits.max_active_sessions, (sessionId, listener) => hub.attach(sessionId, listener))
@@ -120,6 +139,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
           hub,
           log: log.child({ component: 'ws' }),
           admitFrame: guard.frames(request),
+          maxSendBuffer: security.limits.ws_send_buffer,
           ...(options.observability && { observeRequest: options.observability.wsRequest }),
           ...(security.taskPulseMs > 0 && { pulses: (send) => new TaskPulse(send, security.taskPulseMs) }),
         },
@@ -139,4 +159,16 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   })
   registerSessionEvents(app, hub)
   return app
+}
+
+/**
+ * Node's timeouts from the configured ones. Node checks them every
+ * `connectionsCheckingInterval` (30 s by default, far too coarse for a 10 s
+ * headers timeout): here a quarter of the shortest, between 50 ms and 1 s.
+ */
+function nodeTimeouts(http: HttpTimeouts): { requestTimeout: number; headersTimeout: number; checkEvery: number } {
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = http.requestTimeoutMs > 0 ? Math.min(http.headersTimeoutMs, http.requestTimeoutMs) : http.headersTimeoutMs
+  const checkEvery = Math.min(1_000, Math.max(50, Math.floor(headersTimeout / 4)))
+  return { requestTimeout: http.requestTimeoutMs, headersTimeout, checkEvery }
 }

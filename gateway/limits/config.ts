@@ -15,6 +15,13 @@ export const LimitsConfigSchema = z.strictObject({
   burst: z.number().int().min(1).default(50),
   /** `Retry-After` sent with 503 answers (OVERLOADED, SHUTTING_DOWN, RUNNER_UNAVAILABLE). */
   retry_after: DurationField('5s'),
+  /**
+   * Bytes a WebSocket connection may have waiting to be sent (`ws` bufferedAmount) before it is closed
+   * with 1013: a client that stops reading costs at most this much, not the whole turn.
+   */
+  ws_send_buffer: SizeField('8MiB', 64 * 1024),
+  /** Connections open at once from one client address; one more is answered 429 TOO_MANY_CONNECTIONS and closed. 0 = no cap. */
+  max_connections_per_ip: z.number().int().min(0).default(1024),
 })
 
 export type LimitsConfig = z.output<typeof LimitsConfigSchema>

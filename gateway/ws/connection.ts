@@ -18,7 +18,18 @@ export interface ConnectionDeps {
   observeRequest?: (type: string, status: number, seconds: number) => void
   /** Keep-alive pulses (gateway/keepalive/task-pulse.ts): sees every event delivered, may send `task_boundary` events. */
   pulses?: (send: (event: ServiceEvent) => void) => { observe(event: ServiceEvent): void; close(): void }
+  /**
+   * Bytes that may wait to be sent to this client (`limits.ws_send_buffer`): with more waiting when an
+   * event is to be sent, the client is not reading and the connection is closed (1013); default 8 MiB.
+   */
+  maxSendBuffer?: number
 }
+
+/** `limits.ws_send_buffer`'s default. */
+export const DEFAULT_SEND_BUFFER = 8 * 1024 * 1024
+
+/** The close code for a client that does not read: 1013 "try again later", since its sessions go on and it may resume. */
+export const SEND_BUFFER_CLOSE_CODE = 1013
 
 /** The quick-start dialect's session, set by `session_start`. */
 interface QuickstartSession {
@@ -185,8 +196,25 @@ export class Connection {
   }
 
   #deliver(event: ServiceEvent, json: string): void {
-    if (this.#socket.readyState !== this.#socket.OPEN) return
-    this.#socket.send(this.#dialect === 'native' ? json : JSON.stringify(toQuickstart(event)))
+    const socket = this.#socket
+    if (socket.readyState !== socket.OPEN) return
+    // Checked before sending, so one event larger than the buffer still reaches a client that reads.
+    const max = this.#deps.maxSendBuffer ?? DEFAULT_SEND_BUFFER
+    if (socket.bufferedAmount > max) return this.#overflow(max)
+    socket.send(this.#dialect === 'native' ? json : JSON.stringify(toQuickstart(event)))
+  }
+
+  /**
+   * The client does not read what it is sent: rather than buffer the rest of its turns, the gateway stops
+   * following its sessions and closes the connection. The close frame comes after what is already buffered,
+   * so a client that reads again gets every event up to its last `seq`, then the close, and resumes with
+   * `last_seq`; one that never reads is cut by `ws` 30 s later.
+   */
+  #overflow(max: number): void {
+    this.#deps.log.warn({ buffered: this.#socket.bufferedAmount, limit: max, sessions: [...this.#attached.keys()].slice(0, 10) }, 'websocket client does not read: closing it')
+    this.#detachAll()
+    this.#pulses?.close()
+    this.#socket.close(SEND_BUFFER_CLOSE_CODE, `send buffer over limits.ws_send_buffer (${max} bytes); reconnect with last_seq`)
   }
 
   #sendEvent(event: ServiceEvent): void {

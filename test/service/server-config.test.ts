@@ -5,8 +5,9 @@ import { securityOptions } from '../../service/server-config.ts'
 describe('server config - keep-alive, shutdown and the gateway security options', () => {
   it('server config - defaults: 30 s grace, pings and pulses', () => {
     const config = resolveConfig({}, {})
-    expect(config.server).toMatchObject({ shutdown_grace: 30_000, ping_interval: 30_000, task_pulse: 30_000 })
+    expect(config.server).toMatchObject({ shutdown_grace: 30_000, ping_interval: 30_000, task_pulse: 30_000, request_timeout: 30_000, headers_timeout: 10_000 })
     expect(config.limits).toMatchObject({ max_body: 1024 * 1024, max_frame: 1024 * 1024, max_active_sessions: 0, rate: 0, burst: 50, retry_after: 5_000 })
+    expect(config.limits).toMatchObject({ ws_send_buffer: 8 * 1024 * 1024, max_connections_per_ip: 1024 })
   })
 
   it('server config - durations, sizes and 0 for off', () => {
@@ -21,11 +22,13 @@ describe('server config - keep-alive, shutdown and the gateway security options'
     expect(() => resolveConfig({ limits: { max_frame: 'huge' } }, {})).toThrow(/limits\.max_frame/)
     expect(() => resolveConfig({ limits: { rate: -1 } }, {})).toThrow(/limits\.rate/)
     expect(() => resolveConfig({ limits: { unknown: 1 } }, {})).toThrow(/limits\.unknown: unknown key/)
+    expect(() => resolveConfig({ limits: { ws_send_buffer: '1KiB' } }, {})).toThrow(/limits\.ws_send_buffer/)
+    expect(() => resolveConfig({ server: { headers_timeout: '0' } }, {})).toThrow(/server\.headers_timeout/)
   })
 
   it('server config - securityOptions hands the gateway the auth and limits sections and the periods', () => {
     const config = resolveConfig({ server: { host: '0.0.0.0', ping_interval: '5s', task_pulse: '7s' } }, { SERVICE_API_KEY: 'k-123' })
-    expect(securityOptions(config)).toEqual({ auth: config.auth, limits: config.limits, pingIntervalMs: 5_000, taskPulseMs: 7_000, host: '0.0.0.0' })
+    expect(securityOptions(config)).toEqual({ auth: config.auth, limits: config.limits, pingIntervalMs: 5_000, taskPulseMs: 7_000, http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 }, host: '0.0.0.0' })
     expect(config.auth.api_key).toEqual(['k-123'])
   })
 })
