@@ -19,10 +19,18 @@ export const SessionId = z
   .max(256)
   .refine((id) => id.isWellFormed(), 'the session id must be well-formed UTF-16 text (it holds a lone surrogate, such as \\ud800 not followed by a low surrogate)')
 
+/**
+ * When the gateway stops waiting for the reply (epoch ms, the gateway's clock). A runner that
+ * gets the command later (it was frozen, its queue was long) does not carry it out: the client
+ * was told it failed, and may send it again. Optional, so older gateways still work.
+ */
+const Deadline = z.number().int().positive().optional()
+
 export const Commands = {
   execute: z.object({
     type: z.literal('execute'),
     session_id: SessionId,
+    deadline: Deadline,
     /** Chosen by the gateway; every event of this turn carries it. */
     turn_id: z.string().min(1),
     prompt: z.string().min(1),
@@ -33,17 +41,18 @@ export const Commands = {
   stop: z.object({
     type: z.literal('stop'),
     session_id: SessionId,
+    deadline: Deadline,
     reason: z.string().optional(),
     request_id: RequestId.optional(),
   }),
   /** Ends the session: stops its work and frees its process; the conversation stays resumable. */
-  close: z.object({ type: z.literal('close'), session_id: SessionId }),
-  stats: z.object({ type: z.literal('stats'), session_id: SessionId }),
+  close: z.object({ type: z.literal('close'), session_id: SessionId, deadline: Deadline }),
+  stats: z.object({ type: z.literal('stats'), session_id: SessionId, deadline: Deadline }),
   version: z.object({ type: z.literal('version') }),
   /** Is this runner alive (sent to its own subject). */
   ping: z.object({ type: z.literal('ping') }),
   /** The session's owner seems dead: a live runner takes the session over and ends its lost turn. */
-  recover: z.object({ type: z.literal('recover'), session_id: SessionId }),
+  recover: z.object({ type: z.literal('recover'), session_id: SessionId, deadline: Deadline }),
 }
 
 export const Command = z.discriminatedUnion('type', [

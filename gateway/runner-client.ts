@@ -11,6 +11,8 @@ const PING_TIMEOUT_MS = 1_000
 const MAX_REMEMBERED_OWNERS = 100_000
 /** How often placement is tried again while a cold pod starts. */
 const COLD_START_POLL_MS = 200
+/** A command's deadline is this much before the gateway stops waiting (at most a tenth of the wait): room for the reply to travel. */
+const DEADLINE_MARGIN_MS = 1_000
 
 /**
  * Sends commands to the runners. A session's commands go straight to the
@@ -97,12 +99,33 @@ export class RunnerClient {
     await Promise.all(
       [...byOwner].map(async ([owner, sessions]) => {
         if (await isRunnerAlive(this.#bus, this.#prefix, this.#leases, owner)) return
+        // Straight to a runner that answers: placement could pick the dead owner itself, which a
+        // frozen process still is in NATS's eyes, and the recovery would wait out the request timeout.
+        const heir = await this.#answeringRunner(owner)
         for (const sessionId of sessions) {
-          this.#owners.delete(sessionId)
+          if (heir) this.#remember(sessionId, heir)
+          else this.#owners.delete(sessionId)
           await this.send({ type: 'recover', session_id: sessionId })
         }
       }),
     )
+  }
+
+  /** A runner other than `except` that holds a lease, has room and answers a ping; none without leases (dev mode). */
+  async #answeringRunner(except: string): Promise<string | undefined> {
+    if (!this.#leases) return undefined
+    const candidates = (await this.#leases.list()).filter((lease) => lease.runner_id !== except && lease.sessions < lease.max_sessions)
+    // Spread the sessions of a lost runner over the others.
+    candidates.sort(() => Math.random() - 0.5)
+    for (const { runner_id } of candidates) {
+      try {
+        await this.#bus.request(this.#subjects.runner(runner_id), JSON.stringify({ type: 'ping' }), { timeoutMs: PING_TIMEOUT_MS })
+        return runner_id
+      } catch {
+        // gone or stalled too: try the next
+      }
+    }
+    return undefined
   }
 
   /**
@@ -130,8 +153,11 @@ export class RunnerClient {
 
   /** The reply, or undefined when nobody listens on the subject. */
   async #request(subject: string, command: Command): Promise<BusMessage | undefined> {
+    // A session command carries when this wait ends, less the time a late reply needs to get back:
+    // a runner that gets it after that (frozen, swamped) drops it, so RUNNER_TIMEOUT means "not run".
+    const sent = 'session_id' in command ? { ...command, deadline: Math.floor(Date.now() + this.#timeoutMs - Math.min(DEADLINE_MARGIN_MS, this.#timeoutMs / 10)) } : command
     try {
-      return await this.#bus.request(subject, JSON.stringify(command), { timeoutMs: this.#timeoutMs })
+      return await this.#bus.request(subject, JSON.stringify(sent), { timeoutMs: this.#timeoutMs })
     } catch (err) {
       if (err instanceof BusNoRespondersError) return undefined
       if (err instanceof BusTimeoutError) {

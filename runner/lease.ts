@@ -37,6 +37,7 @@ export class LeaseKeeper {
   #inFlight = 0
   #stopped = false
   #standing = true
+  #term = 0
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options
@@ -45,6 +46,26 @@ export class LeaseKeeper {
   /** False from a fence until a renewal goes through again: others may take what this runner would claim. */
   get standing(): boolean {
     return this.#standing
+  }
+
+  /** Counts fences: what was done under an earlier term may belong to another runner by now. */
+  get term(): number {
+    return this.#term
+  }
+
+  /**
+   * Whether the lease surely stands at this moment. Past the fence deadline it fences at once,
+   * even if the fence timer has not fired: a process thawed after a freeze (SIGSTOP, a stalled
+   * VM) handles its pending I/O before its timers, and must not publish a word for sessions
+   * that another runner may own by now.
+   */
+  holds(): boolean {
+    if (this.#stopped) return true
+    if (!this.#standing) return false
+    const share = this.#inFlight > 0 ? LAST_CHANCE_SHARE : FENCE_SHARE
+    if (Date.now() < this.#lastRenewed + this.#options.ttlMs * share) return true
+    this.#fenceDue(true)
+    return false
   }
 
   async start(): Promise<void> {
@@ -100,7 +121,10 @@ export class LeaseKeeper {
   #fenceDue(lastChance: boolean): void {
     if (this.#stopped) return
     if (!lastChance && this.#inFlight > 0) return this.#armFence(this.#lastRenewed + this.#options.ttlMs * LAST_CHANCE_SHARE, true)
+    if (!this.#standing) return
+    clearTimeout(this.#fence)
     this.#standing = false
+    this.#term++
     this.#options.onLost()
   }
 }

@@ -19,6 +19,7 @@ import type { Engine } from './engine/engine.ts'
 import { LeaseKeeper } from './lease.ts'
 import { Guardian } from './process/guardian.ts'
 import { claimSession } from './ownership.ts'
+import { expired, lateBy, pastDeadline } from './deadline.ts'
 import { Session, type EventDraft, type SessionSettings } from './session.ts'
 import { RunnerWaf, type WafBlockListener } from './waf/guard.ts'
 import type { RunnerObserver } from '../observability/runner-observer.ts'
@@ -176,6 +177,12 @@ export class Runner {
     }
     this.#options.observer?.command(command, msg.headers)
     const headers = { [RUNNER_HEADER]: this.id }
+    if (pastDeadline(command)) {
+      // The gateway gave up on it and told its client so: doing it now would surprise everyone.
+      this.#options.log.warn({ command: command.type, ...('session_id' in command && { session_id: command.session_id }), late_ms: lateBy(command) }, 'command arrived after its deadline; dropped')
+      msg.respond(errorReply(expired(command).toBody()), headers)
+      return
+    }
     try {
       msg.respond(await this.#run(command), headers)
     } catch (err) {
@@ -201,6 +208,8 @@ export class Runner {
     const owned = this.#owned.get(sessionId) ?? (await this.#acquire(sessionId, command.type === 'execute'))
     switch (command.type) {
       case 'execute': {
+        // Claiming may have taken a while; the session checks once more as it queues the prompt.
+        if (pastDeadline(command)) throw expired(command)
         // Read before the prompt is queued: the turn's first event can only come after this.
         const afterSeq = this.#sequences.get(sessionId) ?? 0
         const admitted = await owned!.session.execute(command)
@@ -461,17 +470,22 @@ export class Runner {
   }
 
   #emit(sessionId: string, draft: EventDraft): void {
+    // Checked here, not only by the fence timer: a runner thawed after a freeze reads its CLIs' output
+    // before its timers run, and another runner may own these sessions by now (holds() fences at once).
+    if (!this.#lease.holds()) return
     const last = this.#sequences.get(sessionId)
     // A session taken over by another runner: its sequence is theirs now, and so is telling the clients.
     if (last === undefined) return
     this.#sequences.set(sessionId, last + 1)
-    this.#publish(draft, sessionId, last + 1)
+    this.#publish(draft, sessionId, last + 1, this.#owned.get(sessionId))
   }
 
-  #publish(draft: EventDraft, sessionId: string, seq: number): void {
+  /** `owned`: the session as this runner holds it; its events are not published once it is dropped here or the lease was lost. */
+  #publish(draft: EventDraft, sessionId: string, seq: number, owned?: Owned): void {
     const event = { ...draft, session_id: sessionId, seq, ts: Date.now() } as ServiceEvent & { session_id: string; seq: number }
     this.#options.observer?.event(event)
-    this.#options.state.events.append(event)
+    const term = this.#lease.term
+    this.#options.state.events.append(event, () => owned?.dropped !== true && this.#lease.term === term && this.#lease.holds())
   }
 }
 

@@ -14,6 +14,7 @@ import {
 } from '../contract/mod.ts'
 import type { RecordedTurn } from '../state/mod.ts'
 import { cliSessionId, type MarkerStore, type SessionMarker } from './cli-session.ts'
+import { expired, pastDeadline } from './deadline.ts'
 import type { Engine, EngineOutput, EngineProcess, TurnResult } from './engine/engine.ts'
 import { buildEnv } from './process/env.ts'
 import type { ProcessGuard } from './process/guardian.ts'
@@ -175,6 +176,8 @@ export class Session {
 
   async #admit(command: CommandOf<'execute'>): Promise<Admitted> {
     await this.#ensureWorkDir(command.work_dir)
+    // Behind other admissions, the gateway may have given up on this one meanwhile.
+    if (pastDeadline(command)) throw expired(command)
     if (this.#queue.length >= this.#deps.settings.maxQueue && this.#turn !== undefined) {
       throw new ServiceError('QUEUE_FULL', `session ${this.id} already has ${this.#queue.length} prompts waiting (session.max_queue)`)
     }

@@ -30,6 +30,7 @@ interface Pending {
   subject: string
   data: string
   msgID: string
+  publishable?: (() => boolean) | undefined
 }
 
 /**
@@ -58,6 +59,8 @@ export class JetStreamEventLog implements EventLog {
       backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
       onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
       isPermanent: isPermissionViolation,
+      isStale: (item) => item.publishable?.() === false,
+      onStale: (item) => log.warn({ subject: item.subject, msg_id: item.msgID }, 'event dropped: this runner lost the session before it was stored'),
       onDrop: (item, err) => log.error({ err, subject: item.subject, msg_id: item.msgID }, 'event dropped: NATS does not allow this runner to publish it (check its permissions)'),
     })
   }
@@ -87,9 +90,9 @@ export class JetStreamEventLog implements EventLog {
     return new JetStreamEventLog(jetstream(nc), jsm, name, subjectPrefix, log, nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD)
   }
 
-  append(event: ServiceEvent & { session_id: string; seq: number }): void {
+  append(event: ServiceEvent & { session_id: string; seq: number }, publishable?: () => boolean): void {
     const subject = this.#subjects.events(event.session_id)
-    this.#publisher.push({ subject, data: fitEvent(event, this.#maxPayload), msgID: `${subject}:${event.seq}` })
+    this.#publisher.push({ subject, data: fitEvent(event, this.#maxPayload), msgID: `${subject}:${event.seq}`, publishable })
   }
 
   async lastSeq(sessionId: string): Promise<number> {

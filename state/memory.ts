@@ -88,6 +88,7 @@ export class MemoryEventLog implements EventLog {
     this.#perSession = perSession
   }
 
+  // Stored at once, so `publishable` (asked before retries) has nothing to guard here.
   append(event: ServiceEvent & { session_id: string; seq: number }): void {
     let list = this.#events.get(event.session_id)
     if (!list) this.#events.set(event.session_id, (list = []))

@@ -4,7 +4,8 @@
  * retried item may land after later ones, which is why every event carries
  * its sequence and readers order by it. Safe to retry because each item has a
  * message id the server deduplicates on. An item the server refuses for good
- * (isPermanent) is dropped and reported, not retried.
+ * (isPermanent) is dropped and reported, not retried; so is one whose
+ * publisher may no longer send it (isStale), before each try.
  */
 export interface ReliablePublisherOptions<T> {
   publish(item: T): Promise<unknown>
@@ -16,6 +17,9 @@ export interface ReliablePublisherOptions<T> {
   /** A failure no retry can fix (the server refuses the item for good): the item is dropped, the rest go on. */
   isPermanent?(error: unknown): boolean
   onDrop?(item: T, error: unknown): void
+  /** Asked before each try: an item its publisher may no longer send (it lost the right) is dropped. */
+  isStale?(item: T): boolean
+  onStale?(item: T): void
 }
 
 export class ReliablePublisher<T> {
@@ -59,7 +63,9 @@ export class ReliablePublisher<T> {
 
   #pump(): void {
     while (!this.#closed && this.#timer === undefined && this.#inFlight < this.#options.window && this.#queue.length > 0) {
-      this.#send(this.#queue.shift()!)
+      const item = this.#queue.shift()!
+      if (this.#options.isStale?.(item)) this.#options.onStale?.(item)
+      else this.#send(item)
     }
     this.#settle()
   }
