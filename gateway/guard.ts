@@ -4,7 +4,7 @@ import { ServiceError } from '../contract/mod.ts'
 import type { Lifecycle } from '../service/lifecycle.ts'
 import { CALLBACK_PATH } from './chat/mod.ts'
 import { configuredKeys, type AuthConfig } from './auth/config.ts'
-import { authenticate, presentedKeys, unauthorizedMessage, type Surface } from './auth/credentials.ts'
+import { authenticate, headerValues, presentedKeys, unauthorizedMessage, type Surface } from './auth/credentials.ts'
 import { warnIfExposed } from './auth/exposure.ts'
 import { ApiKeys } from './auth/keys.ts'
 import { OriginPolicy } from './auth/origins.ts'
@@ -85,7 +85,7 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
       log.warn({ route, origin: String(request.headers.origin).slice(0, 200), ip: request.ip }, 'request from a browser origin that is not allowed')
       throw new ServiceError('FORBIDDEN_ORIGIN', 'this browser origin is not allowed (SERVICE_ALLOWED_ORIGINS)')
     }
-    const outcome = authenticate(keys, presentedKeys(surface, request.headers, request.query))
+    const outcome = authenticate(keys, presentedKeys(surface, headerValues(request.raw.rawHeaders), request.query))
     if (!outcome.ok) {
       log.warn({ route, surface, reason: outcome.reason, carriers: outcome.carriers, ip: request.ip }, 'request refused: API key missing or invalid')
       throw new ServiceError('UNAUTHORIZED', unauthorizedMessage(surface, outcome.reason))

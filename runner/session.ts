@@ -20,7 +20,7 @@ import { buildEnv } from './process/env.ts'
 import type { ProcessGuard } from './process/guardian.ts'
 import type { SessionWaf } from './waf/guard.ts'
 import { killProcessGroup, terminateSession } from './process/terminate.ts'
-import { resolveSandbox, verifySandbox } from './sandbox.ts'
+import { resolveSandbox, sandboxLabel, verifySandbox } from './sandbox.ts'
 import { turnStats } from './turn-stats.ts'
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
@@ -232,7 +232,7 @@ export class Session {
     if (requested === undefined && this.#workDir !== undefined) return
     const resolved = await resolveSandbox(settings.workBase, this.id, requested)
     if (this.#workDir !== undefined && resolved !== this.#workDir) {
-      throw new ServiceError('WORK_DIR_MISMATCH', `session ${this.id} works in ${this.#workDir}; work_dir must stay the same within a session`)
+      throw new ServiceError('WORK_DIR_MISMATCH', `session ${this.id} works in "${await sandboxLabel(settings.workBase, this.#workDir)}"; work_dir must stay the same within a session`)
     }
     this.#workDir = resolved
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { RequestId, ServiceError, SessionId } from '../../contract/mod.ts'
+import { invalidFieldMessage } from '../errors.ts'
 
 /**
  * Frames a client sends on /ws/v1/agent: the native requests (spec §2.3) and
@@ -56,10 +57,7 @@ export function parseFrame(raw: unknown): ClientFrame {
   }
   const result = ClientFrames[type as FrameType].safeParse(raw)
   if (!result.success) {
-    const issue = result.error.issues[0]!
-    const field = issue.path.join('.') || 'frame'
-    const missing = issue.code === 'invalid_type' && issue.input === undefined
-    throw new ServiceError('BAD_REQUEST', missing ? `${type}: field "${field}" is required` : `${type}: field "${field}": ${issue.message}`)
+    throw new ServiceError('BAD_REQUEST', `${type}: ${invalidFieldMessage(result.error.issues[0]!, raw, 'frame')}`)
   }
   return result.data as ClientFrame
 }

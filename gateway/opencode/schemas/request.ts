@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ServiceError, SessionId } from '../../../contract/mod.ts'
+import { invalidFieldMessage } from '../../errors.ts'
 
 /**
  * Request bodies of the REST layer. Each accepts both the spec's shape and
@@ -52,8 +53,5 @@ export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.outpu
   }
   const result = schema.safeParse(body)
   if (result.success) return result.data
-  const issue = result.error.issues[0]!
-  const field = issue.path.join('.') || 'body'
-  const missing = issue.code === 'invalid_type' && issue.input === undefined
-  throw new ServiceError('BAD_REQUEST', missing ? `field "${field}" is required` : `field "${field}": ${issue.message}`)
+  throw new ServiceError('BAD_REQUEST', invalidFieldMessage(result.error.issues[0]!, body))
 }
