@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ReliablePublisher } from '../../state/reliable-publisher.ts'
 
 describe('reliable publisher', () => {
@@ -76,5 +76,34 @@ describe('reliable publisher', () => {
     expect(stored).toEqual([0, 1, 2, 4, 5])
     expect(dropped).toEqual([3])
     expect(retries).toBe(0)
+  })
+
+  it('publisher - an item that became stale while it waited for a retry is dropped, not sent again', async () => {
+    const sent: number[] = []
+    const stale: number[] = []
+    let publishable = true
+    let failing = true
+    const publisher = new ReliablePublisher<number>({
+      window: 4,
+      backoffMs: () => 10,
+      isStale: () => !publishable,
+      onStale: (n) => stale.push(n),
+      publish: async (n) => {
+        sent.push(n)
+        if (failing) throw new Error('no answer')
+      },
+    })
+    for (let n = 0; n < 3; n++) publisher.push(n)
+    await vi.waitFor(() => expect(sent).toEqual([0, 1, 2]))
+    // The publisher lost the right to send them (its lease) before the retry.
+    publishable = false
+    failing = false
+    await publisher.flush()
+    expect(sent).toEqual([0, 1, 2])
+    expect(stale).toEqual([0, 1, 2])
+    publishable = true
+    publisher.push(9)
+    await publisher.flush()
+    expect(sent).toEqual([0, 1, 2, 9])
   })
 })
