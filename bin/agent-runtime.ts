@@ -14,6 +14,8 @@ const USAGE = `usage: agent-runtime [dev|gateway|runner|controller] [--config <f
   controller  keeps sandbox pods in Kubernetes (warm pool, one pod per session)`
 
 const MODES = new Set<Mode>(['dev', 'gateway', 'runner', 'controller'])
+/** A crashed process exits after this even if ending its sessions hangs. */
+const CRASH_EXIT_MS = 15_000
 
 async function main(argv: string[]): Promise<number> {
   let parsed
@@ -82,6 +84,21 @@ async function main(argv: string[]): Promise<number> {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+  // A bug must not leave agents running unsupervised: say why at fatal, end every session, exit 1.
+  let crashed = false
+  const crash = (err: unknown, origin: string) => {
+    if (crashed) return
+    crashed = true
+    log.fatal({ err, origin }, 'crashed: ending every session, then exiting')
+    hurry.abort()
+    setTimeout(() => process.exit(1), CRASH_EXIT_MS).unref()
+    void service
+      .stop()
+      .catch(() => {})
+      .finally(() => process.exit(1))
+  }
+  process.on('uncaughtException', (err) => crash(err, 'uncaughtException'))
+  process.on('unhandledRejection', (reason) => crash(reason, 'unhandledRejection'))
   return -1 // keep running
 }
 
