@@ -123,7 +123,7 @@ export function replyText(outcome: TurnOutcome | undefined, startError?: { code:
     const error = startError ?? { code: 'INTERNAL', message: 'unknown failure' }
     return `The agent could not answer this message (${error.code}): ${error.message}. Please try again later.`
   }
-  const answer = outcome.answer.trim()
+  const answer = outcome.truncated ? `${outcome.answer.trim()}\n\n(The answer was longer than this and was cut.)` : outcome.answer.trim()
   switch (outcome.end) {
     case 'completed':
       return answer !== '' ? answer : '(The agent finished without an answer.)'

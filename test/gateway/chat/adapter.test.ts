@@ -232,7 +232,6 @@ describe('chat adapter', () => {
     session_id: 's',
     turn_id: 't',
     answer,
-    events: [],
     end,
     ...(error && { error }),
   })
@@ -243,6 +242,7 @@ describe('chat adapter', () => {
     { name: 'stopped with partial answer', outcome: outcome('stopped', 'half'), text: 'half\n\n(The agent was stopped.)' },
     { name: 'error', outcome: outcome('error', '', new ServiceError('TURN_TIMEOUT', 'too slow')), text: 'The agent failed (TURN_TIMEOUT): too slow' },
     { name: 'error with partial answer', outcome: outcome('error', 'half', new ServiceError('ENGINE_EXITED', 'gone')), text: 'half\n\nThe agent failed (ENGINE_EXITED): gone' },
+    { name: 'completed, cut', outcome: { ...outcome('completed', 'long '), truncated: true as const }, text: 'long\n\n(The answer was longer than this and was cut.)' },
   ])('adapter - reply text of a turn: $name', ({ outcome, text }) => {
     expect(replyText(outcome)).toBe(text)
   })

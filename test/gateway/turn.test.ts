@@ -1,0 +1,52 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MemoryBus } from '../../bus/mod.ts'
+import { RunnerClient } from '../../gateway/runner-client.ts'
+import { SessionHub } from '../../gateway/session-hub.ts'
+import { MAX_TURN_ANSWER_BYTES, runTurn } from '../../gateway/turn.ts'
+import type { Runner } from '../../runner/mod.ts'
+import { openState, type State } from '../../state/mod.ts'
+import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
+
+/** runTurn (the chat adapter's turn) keeps the answer, bounded, and never the turn's events (issue 16). */
+describe('runTurn', () => {
+  const log = pino({ level: 'silent' })
+  let dir: string
+  let bus: MemoryBus
+  let state: State
+  let runner: Runner
+  let deps: { runners: RunnerClient; hub: SessionHub }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-turn-'))
+    const config = fakeCliConfig(dir)
+    bus = new MemoryBus()
+    state = await openState(bus, config, log)
+    runner = await startRunner(config, bus, state, 'r0')
+    deps = { runners: new RunnerClient(bus, config.nats.prefix, 10_000, state.registry), hub: new SessionHub(bus, config.nats.prefix, log, state.events) }
+  })
+  afterAll(async () => {
+    await runner.close()
+    await bus.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('turn - the outcome is the answer and how it ended, not the events', async () => {
+    let seen = 0
+    const outcome = await runTurn(deps, { session_id: 't1', prompt: 'burst: 2000' }, () => seen++)
+    expect(outcome.end).toBe('completed')
+    expect(seen).toBeGreaterThan(2000)
+    expect(Object.keys(outcome).sort()).toEqual(['answer', 'end', 'session_id', 'stats', 'turn_id'])
+    expect(outcome.answer.split('\n\n')).toHaveLength(2000)
+  })
+
+  it(`turn - answer text past ${MAX_TURN_ANSWER_BYTES} bytes is left out and marked truncated`, async () => {
+    const outcome = await runTurn(deps, { session_id: 't2', prompt: `big: ${MAX_TURN_ANSWER_BYTES + 1000}` })
+    expect(outcome.end).toBe('completed')
+    expect(outcome.truncated).toBe(true)
+    expect(Buffer.byteLength(outcome.answer)).toBeLessThanOrEqual(MAX_TURN_ANSWER_BYTES)
+  })
+})
