@@ -40,6 +40,8 @@ export interface NatsBusOptions {
   logger?: NatsBusLogger
   /** How to authenticate (config `nats.user`/`password`, `token` or `creds_file`); none: anonymous. */
   auth?: NatsAuth | undefined
+  /** Where replies to this connection's requests arrive (config `nats.inbox_prefix`); none: `_INBOX`. */
+  inboxPrefix?: string | undefined
 }
 
 /** One way to authenticate to the server. */
@@ -78,6 +80,7 @@ export class NatsBus implements Bus {
         servers: url,
         name: options.name,
         ...auth,
+        ...(options.inboxPrefix !== undefined && { inboxPrefix: options.inboxPrefix }),
         maxReconnectAttempts: -1,
         reconnectTimeWait: RECONNECT_WAIT_MS,
         // A wrong URL must fail start-up instead of retrying in the background.

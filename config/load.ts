@@ -18,6 +18,7 @@ const ENV_KEYS: Record<string, { path: readonly string[]; type: 'string' | 'int'
   NATS_PASSWORD: { path: ['nats', 'password'], type: 'string' },
   NATS_TOKEN: { path: ['nats', 'token'], type: 'string' },
   NATS_CREDS: { path: ['nats', 'creds_file'], type: 'string' },
+  NATS_INBOX_PREFIX: { path: ['nats', 'inbox_prefix'], type: 'string' },
   LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
   RUNNER_ID: { path: ['runner', 'id'], type: 'string' },
   SERVICE_API_KEY: { path: ['auth', 'api_key'], type: 'string' },

@@ -65,6 +65,11 @@ export const ConfigSchema = z.strictObject({
       token: z.string().min(1).optional(),
       /** A `.creds` file (user JWT and NKey seed) for decentralized JWT auth (NATS_CREDS). */
       creds_file: z.string().min(1).optional(),
+      /**
+       * The client's reply inbox prefix (NATS_INBOX_PREFIX); default `_INBOX`. With per-role
+       * permissions each user gets its own (contract/permissions.ts), so none reads another's replies.
+       */
+      inbox_prefix: z.string().regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'NATS subject tokens: letters, digits, _, $ and -, joined by dots').optional(),
     })
     .superRefine((nats, ctx) => {
       if ((nats.user === undefined) !== (nats.password === undefined)) {

@@ -41,7 +41,7 @@ export async function startService(mode: Mode, config: Config, log: Logger): Pro
   const bus: Bus =
     mode === 'dev'
       ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
-      : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats) })
+      : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix })
   if (mode === 'controller') return { mode, bus, ...(await startControllerService(config, bus, log)) }
   const lifecycle = new Lifecycle()
   const observability = await startObservability({ mode, config, log, bus, draining: () => lifecycle.draining })
