@@ -89,6 +89,7 @@ chart decides comes first; .Values.config is merged over it.
 {{- $_ := set $storage "claim_name" $sandbox.storage.claimName -}}
 {{- end -}}
 {{- $env := merge (dict "NATS_URL" (include "agent-runtime.natsUrl" .)) $sandbox.env -}}
+{{- if .Values.secrets.natsRoles.runner.existingSecret }}{{ $_ := set $env "NATS_INBOX_PREFIX" (include "agent-runtime.natsInboxPrefix" (dict "root" . "role" "runner")) }}{{ end -}}
 {{- $sandboxCfg := dict
   "image" (include "agent-runtime.image" (dict "root" . "which" "runner"))
   "image_pull_policy" .Values.image.runner.pullPolicy
@@ -111,9 +112,10 @@ chart decides comes first; .Values.config is merged over it.
 {{- with .Values.secrets.modelApiKey.existingSecret -}}
 {{- $secretEnv = append $secretEnv (dict "name" "ANTHROPIC_API_KEY" "secret" . "key" $.Values.secrets.modelApiKey.key) -}}
 {{- end -}}
-{{- with .Values.secrets.nats.existingSecret -}}
-{{- $secretEnv = append $secretEnv (dict "name" "NATS_USER" "secret" . "key" $.Values.secrets.nats.userKey) -}}
-{{- $secretEnv = append $secretEnv (dict "name" "NATS_PASSWORD" "secret" . "key" $.Values.secrets.nats.passwordKey) -}}
+{{- $runnerNats := include "agent-runtime.natsSecret" (dict "root" . "role" "runner") | fromJson -}}
+{{- with $runnerNats.existingSecret -}}
+{{- $secretEnv = append $secretEnv (dict "name" "NATS_USER" "secret" . "key" $runnerNats.userKey) -}}
+{{- $secretEnv = append $secretEnv (dict "name" "NATS_PASSWORD" "secret" . "key" $runnerNats.passwordKey) -}}
 {{- end -}}
 {{- if $secretEnv }}{{ $_ := set $sandboxCfg "secret_env" $secretEnv }}{{ end -}}
 {{- if $sandbox.runtimeClassName }}{{ $_ := set $sandboxCfg "runtime_class_name" $sandbox.runtimeClassName }}{{ end -}}
@@ -137,10 +139,33 @@ chart decides comes first; .Values.config is merged over it.
 {{- toYaml (mustMergeOverwrite $chart (deepCopy .Values.config)) -}}
 {{- end -}}
 
-{{/* NATS_USER and NATS_PASSWORD from the Secret secrets.nats names, as container env entries. */}}
+{{/*
+The NATS secret of a role (dict "root" . "role" "gateway|controller|runner"): its own
+(secrets.natsRoles.<role>) when set, else the shared secrets.nats; empty: anonymous.
+*/}}
+{{- define "agent-runtime.natsSecret" -}}
+{{- $own := index .root.Values.secrets.natsRoles .role -}}
+{{- if $own.existingSecret -}}{{- toJson (dict "existingSecret" $own.existingSecret "userKey" $own.userKey "passwordKey" $own.passwordKey "own" true) -}}
+{{- else -}}{{- toJson (dict "existingSecret" .root.Values.secrets.nats.existingSecret "userKey" .root.Values.secrets.nats.userKey "passwordKey" .root.Values.secrets.nats.passwordKey "own" false) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* A role's reply inbox prefix (contract/permissions.ts inboxPrefixFor). */}}
+{{- define "agent-runtime.natsInboxPrefix" -}}
+{{- printf "_INBOX_%s.%s" (replace "." "_" .root.Values.nats.prefix) .role -}}
+{{- end -}}
+
+{{/* NATS_USER and NATS_PASSWORD of a role (dict "root" . "role" …), and its own inbox when it has its own user, as container env entries. */}}
 {{- define "agent-runtime.natsAuthEnv" -}}
+{{- $s := include "agent-runtime.natsSecret" . | fromJson -}}
+{{- if $s.existingSecret }}
 - name: NATS_USER
-  valueFrom: {secretKeyRef: {name: {{ .Values.secrets.nats.existingSecret }}, key: {{ .Values.secrets.nats.userKey }}}}
+  valueFrom: {secretKeyRef: {name: {{ $s.existingSecret }}, key: {{ $s.userKey }}}}
 - name: NATS_PASSWORD
-  valueFrom: {secretKeyRef: {name: {{ .Values.secrets.nats.existingSecret }}, key: {{ .Values.secrets.nats.passwordKey }}}}
+  valueFrom: {secretKeyRef: {name: {{ $s.existingSecret }}, key: {{ $s.passwordKey }}}}
+{{- end }}
+{{- if $s.own }}
+- name: NATS_INBOX_PREFIX
+  value: {{ include "agent-runtime.natsInboxPrefix" . | quote }}
+{{- end }}
 {{- end -}}
