@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { ServiceError } from '../contract/mod.ts'
 import type { Lifecycle } from '../service/lifecycle.ts'
 import { CALLBACK_PATH } from './chat/mod.ts'
-import { configuredKeys, type AuthConfig } from './auth/config.ts'
+import { tenantKeys, type AuthConfig } from './auth/config.ts'
 import { authenticate, headerValues, presentedKeys, unauthorizedMessage, type Surface } from './auth/credentials.ts'
 import { warnIfExposed } from './auth/exposure.ts'
 import { ApiKeys } from './auth/keys.ts'
@@ -47,6 +47,8 @@ export interface Guard {
   readonly limiter: RateLimiter
   /** The frame admission of the WebSocket connection this (handshake) request opened. */
   frames(request: FastifyRequest): FrameAdmission
+  /** The tenant of the key the request was admitted with (`default` without keys). */
+  tenant(request: FastifyRequest): string
 }
 
 /**
@@ -58,10 +60,15 @@ export interface Guard {
  */
 export function registerGuard(app: FastifyInstance, options: GuardOptions): Guard {
   const log = options.log.child({ component: 'guard' })
-  const keys = new ApiKeys(configuredKeys(options.auth))
+  const configured = tenantKeys(options.auth)
+  const keys = new ApiKeys(
+    configured.map((one) => one.key),
+    configured.map((one) => one.tenant),
+  )
   const origins = new OriginPolicy(options.auth.allowed_origins)
   const limiter = new RateLimiter({ rate: options.limits.rate, burst: options.limits.burst, ...(options.now && { now: options.now }) })
   const principals = new WeakMap<FastifyRequest, string>()
+  const tenants = new WeakMap<FastifyRequest, string>()
   warnIfExposed(log, options.host, keys.enabled)
 
   registerErrorHandling(app, { log, retryAfterMs: options.limits.retry_after })
@@ -93,6 +100,7 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
     if (route !== undefined && STREAM_ROUTES.has(route) && options.lifecycle?.draining) {
       throw new ServiceError('SHUTTING_DOWN', 'the service is shutting down; connect to another instance')
     }
+    tenants.set(request, outcome.tenant)
     const principal = outcome.key >= 0 ? `key:${outcome.key}` : `ip:${request.ip}`
     principals.set(request, principal)
     try {
@@ -107,6 +115,12 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
     keys,
     limiter,
     frames: (request) => frameAdmission({ maxFrame: options.limits.max_frame, limiter, key: principals.get(request) ?? `ip:${request.ip}` }),
+    tenant: (request) => {
+      // Every guarded request has one (the hook ran first); asking for another would be a bug, not a reason to guess.
+      const tenant = tenants.get(request)
+      if (tenant === undefined) throw new ServiceError('INTERNAL', 'no tenant was decided for this request')
+      return tenant
+    },
   }
 }
 

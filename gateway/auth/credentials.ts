@@ -61,10 +61,10 @@ export function presentedKeys(surface: Surface, headers: Headers, query: unknown
 }
 
 /** Why a request is refused: no key, a key that is not configured, or one carrier repeated with different keys. */
-export type AuthRefusal = 'missing' | 'invalid' | 'repeated'
+export type AuthRefusal = 'missing' | 'invalid' | 'repeated' | 'tenants'
 
 export type AuthOutcome =
-  | { ok: true; /** Index of the matched key; -1 when no key is configured. */ key: number }
+  | { ok: true; /** Index of the matched key; -1 when no key is configured. */ key: number; /** Its tenant (`default` without keys). */ tenant: string }
   | { ok: false; reason: AuthRefusal; carriers: Carrier[] }
 
 /**
@@ -79,26 +79,33 @@ export type AuthOutcome =
  * Different carriers may hold different configured keys (key rotation).
  */
 export function authenticate(keys: ApiKeys, presented: readonly Presented[]): AuthOutcome {
-  if (!keys.enabled) return { ok: true, key: -1 }
+  if (!keys.enabled) return { ok: true, key: -1, tenant: keys.tenant(-1) }
   if (presented.length === 0) return { ok: false, reason: 'missing', carriers: [] }
   const repeated = presented.filter((one) => presented.some((other) => other.carrier === one.carrier && other.value !== one.value))
   if (repeated.length > 0) return { ok: false, reason: 'repeated', carriers: [...new Set(repeated.map((one) => one.carrier))] }
   let key = -1
   let allValid = true
+  const tenants = new Set<string>()
   for (const { value } of presented) {
     // Every value is compared, so the time does not tell which carrier was wrong.
     const index = keys.match(value)
     if (index === -1) allValid = false
-    else if (key === -1) key = index
+    else {
+      if (key === -1) key = index
+      tenants.add(keys.tenant(index))
+    }
   }
   if (!allValid) return { ok: false, reason: 'invalid', carriers: presented.map((one) => one.carrier) }
-  return { ok: true, key }
+  // Keys of two tenants at once: whose sessions would the request act on? Refused rather than guessed.
+  if (tenants.size > 1) return { ok: false, reason: 'tenants', carriers: presented.map((one) => one.carrier) }
+  return { ok: true, key, tenant: keys.tenant(key) }
 }
 
 /** The 401 message: says what to send, never echoes what was sent. */
 export function unauthorizedMessage(surface: Surface, reason: AuthRefusal): string {
   const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key> or X-API-Key: <key>'
   if (reason === 'missing') return `an API key is required: send it with ${how}`
+  if (reason === 'tenants') return `the request carries API keys of different tenants; send the keys of one tenant with ${how}`
   if (reason === 'repeated') return `the request carries different API keys in one place (a repeated header or parameter); send one key with ${how}`
   return `the API key is not valid (every key sent with ${how} must be a configured key)`
 }

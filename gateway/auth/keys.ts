@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
+import { DEFAULT_TENANT } from './config.ts'
 
 /**
  * The configured API keys. A presented key is compared with every configured
@@ -8,9 +9,18 @@ import { createHash, timingSafeEqual } from 'node:crypto'
  */
 export class ApiKeys {
   readonly #digests: Buffer[]
+  readonly #tenants: string[]
 
-  constructor(keys: readonly string[]) {
-    this.#digests = [...new Set(keys)].map(digest)
+  /** `tenants[i]`: the tenant of `keys[i]` (default: every key is the tenant `default`). */
+  constructor(keys: readonly string[], tenants?: readonly string[]) {
+    const unique = [...new Set(keys)]
+    this.#digests = unique.map(digest)
+    this.#tenants = unique.map((key) => tenants?.[keys.indexOf(key)] ?? DEFAULT_TENANT)
+  }
+
+  /** The tenant of the key at `index` (from match); `default` for -1 (no keys configured). */
+  tenant(index: number): string {
+    return this.#tenants[index] ?? DEFAULT_TENANT
   }
 
   /** True when at least one key is configured: requests must then carry one. */

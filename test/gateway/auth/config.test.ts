@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, resolveConfig } from '../../../config/mod.ts'
-import { configuredKeys } from '../../../gateway/auth/config.ts'
+import { configuredKeys, tenancyEnabled, tenantKeys } from '../../../gateway/auth/config.ts'
 
 describe('auth config - keys and origins from file and environment', () => {
   it('auth config - defaults: no keys, no browser origin', () => {
@@ -29,4 +29,32 @@ describe('auth config - keys and origins from file and environment', () => {
     expect(() => resolveConfig({ auth: { api_keys: ['has space'] } }, {})).toThrow(/auth\.api_keys\.0/)
     expect(() => resolveConfig({}, { SERVICE_ALLOWED_ORIGINS: 'https://x.example/app' })).toThrow(/auth\.allowed_origins\.0/)
   })
+
+  it('auth config - tenants: each with its keys; the plain keys are the tenant default', () => {
+    const config = resolveConfig({ auth: { tenants: [{ id: 'acme', keys: ['a1', 'a2'] }, { id: 'globex', keys: 'g1' }] } }, { SERVICE_API_KEY: 'plain' })
+    expect(tenantKeys(config.auth)).toEqual([
+      { key: 'plain', tenant: 'default' },
+      { key: 'a1', tenant: 'acme' },
+      { key: 'a2', tenant: 'acme' },
+      { key: 'g1', tenant: 'globex' },
+    ])
+    expect(configuredKeys(config.auth)).toEqual(['plain', 'a1', 'a2', 'g1'])
+    expect(tenancyEnabled(config.auth)).toBe(true)
+    expect(tenancyEnabled(resolveConfig({}, { SERVICE_API_KEYS: 'k1,k2' }).auth)).toBe(false)
+  })
+
+  const refused: [string, Record<string, unknown>, Record<string, string>, RegExp][] = [
+    ['a key of two tenants', { tenants: [{ id: 'acme', keys: ['k'] }, { id: 'globex', keys: ['k'] }] }, {}, /auth\.tenants\.1\.keys\.0: .*tenant "acme"/],
+    ['a tenant key that is also a plain key', { tenants: [{ id: 'acme', keys: ['k'] }] }, { SERVICE_API_KEY: 'k' }, /auth\.tenants\.0\.keys\.0: .*tenant "default"/],
+    ['a tenant listed twice', { tenants: [{ id: 'acme', keys: ['a'] }, { id: 'acme', keys: ['b'] }] }, {}, /auth\.tenants\.1\.id/],
+    ['the id default beside plain keys', { tenants: [{ id: 'default', keys: ['a'] }] }, { SERVICE_API_KEY: 'k' }, /auth\.tenants\.0\.id/],
+    ['a tenant without keys', { tenants: [{ id: 'acme', keys: [] }] }, {}, /auth\.tenants\.0\.keys/],
+    ['a tenant id with a space', { tenants: [{ id: 'ac me', keys: ['a'] }] }, {}, /auth\.tenants\.0\.id/],
+  ]
+  for (const [name, auth, env, message] of refused) {
+    it(`auth config - refused: ${name}`, () => {
+      expect(() => resolveConfig({ auth }, env)).toThrow(ConfigError)
+      expect(() => resolveConfig({ auth }, env)).toThrow(message)
+    })
+  }
 })

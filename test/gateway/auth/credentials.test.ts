@@ -46,12 +46,12 @@ describe('auth credentials - carriers and precedence', () => {
 
   it('credentials - with no key configured every request passes', () => {
     const open = new ApiKeys([])
-    expect(authenticate(open, [])).toEqual({ ok: true, key: -1 })
-    expect(authenticate(open, presentedKeys('http', { authorization: 'Bearer anything' }, {}))).toEqual({ ok: true, key: -1 })
+    expect(authenticate(open, [])).toEqual({ ok: true, key: -1, tenant: 'default' })
+    expect(authenticate(open, presentedKeys('http', { authorization: 'Bearer anything' }, {}))).toEqual({ ok: true, key: -1, tenant: 'default' })
   })
 
   it('credentials - the outcome names the key, so the rate limit is per key', () => {
-    expect(authenticate(KEYS, presentedKeys('http', { 'x-api-key': 'key-B' }, {}))).toEqual({ ok: true, key: 1 })
+    expect(authenticate(KEYS, presentedKeys('http', { 'x-api-key': 'key-B' }, {}))).toEqual({ ok: true, key: 1, tenant: 'default' })
   })
 
   it('credentials - the 401 message says how to send a key and never echoes one', () => {
