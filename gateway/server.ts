@@ -1,12 +1,13 @@
 import websocket from '@fastify/websocket'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
 import { ServiceError } from '../contract/mod.ts'
 import type { GatewayObservability } from '../observability/mod.ts'
 import type { Lifecycle } from '../service/lifecycle.ts'
-import { MemoryRegistry, type EventLog, type RunnerLeases, type SessionRegistry, type State } from '../state/mod.ts'
-import { AuthConfigSchema, type AuthConfig } from './auth/config.ts'
+import { MemoryDocuments, MemoryRegistry, type Documents, type EventLog, type RunnerLeases, type SessionRegistry, type State } from '../state/mod.ts'
+import { AuthConfigSchema, tenancyEnabled, type AuthConfig } from './auth/config.ts'
+import { SessionOwners, type TenantClaim } from './auth/owners.ts'
 import { registerChat, type ChatConfig } from './chat/mod.ts'
 import { clientError, frameworkError } from './errors.ts'
 import { registerGuard, WS_PATH } from './guard.ts'
@@ -40,6 +41,11 @@ export interface GatewayOptions {
   observability?: GatewayObservability | undefined
   /** The session registry (owners, for recovery), the event log (replay) and document buckets; default: a registry of its own, no replay. */
   state?: { registry: SessionRegistry; leases?: RunnerLeases | undefined; events?: EventLog | undefined; documents?: State['documents'] } | undefined
+  /**
+   * Where sessions' tenants are kept when `auth.tenants` is set (gateway/auth/owners.ts); default: the
+   * state's durable `tenants` document bucket (JetStream in production, a file in dev mode), memory without state.
+   */
+  tenantClaims?: Documents<TenantClaim> | undefined
 }
 
 /** The `auth` and `limits` sections, the keep-alive periods of `server`, and the bind address. */
@@ -119,6 +125,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   // After the websocket plugin (its onRequest hook marks upgrade requests, so a refused handshake's socket is closed)
   // and before every route, so that the guard's hook and error handling cover them all.
   const guard = registerGuard(app, { ...security, log, lifecycle: options.lifecycle })
+  const owners = await sessionOwners(options, security.auth, state)
+  const admit = (request: FastifyRequest, sessionId: string) => owners.admit(guard.tenant(request), sessionId)
   strictJsonBody(app)
   options.observability?.register(app)
 
@@ -129,6 +137,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       throw new ServiceError('UPGRADE_REQUIRED', `${WS_PATH} speaks WebSocket: send an Upgrade: websocket request`)
     },
     wsHandler: (socket, request) => {
+      const tenant = guard.tenant(request)
       const sessionId = typeof request.query.session_id === 'string' && request.query.session_id !== '' ? request.query.session_id : undefined
       const lastSeq = typeof request.query.last_seq === 'string' && /^\d{1,15}$/.test(request.query.last_seq) ? Number(request.query.last_seq) : undefined
       keepAlive(socket, security.pingIntervalMs)
@@ -140,6 +149,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
           log: log.child({ component: 'ws' }),
           admitFrame: guard.frames(request),
           maxSendBuffer: security.limits.ws_send_buffer,
+          ...(owners.enabled && { admit: (sessionId: string) => owners.admit(tenant, sessionId) }),
           ...(options.observability && { observeRequest: options.observability.wsRequest }),
           ...(security.taskPulseMs > 0 && { pulses: (send) => new TaskPulse(send, security.taskPulseMs) }),
         },
@@ -148,17 +158,37 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       )
     },
   })
-  if (options.chat?.enabled) await app.register(registerChat, { settings: options.chat, runners, hub, log })
+  if (options.chat?.enabled) {
+    await app.register(registerChat, { settings: options.chat, runners, hub, log, ...(owners.enabled && { admit: (tenant: string, sessionId: string) => owners.admit(tenant, sessionId) }) })
+  }
   await registerOpencode(app, {
     runners,
     hub,
     log,
     workBase: options.workBase,
     auth: guard.keys.enabled,
+    tenant: guard.tenant,
+    ...(owners.enabled && { owners }),
     ...(state.documents && { registry: new DocumentSessionRegistry(await state.documents('opencode')) }),
   })
-  registerSessionEvents(app, hub)
+  registerSessionEvents(app, hub, owners.enabled ? admit : undefined)
   return app
+}
+
+/**
+ * Session ownership: with `auth.tenants`, claims in `options.tenantClaims`, else the state's `tenants`
+ * bucket (shared by every gateway), else memory; a session that ran before tenants were configured
+ * (a registry record or stored events, and no claim) is the tenant `default`'s. Without tenants, none.
+ */
+async function sessionOwners(options: GatewayOptions, auth: AuthConfig, state: NonNullable<GatewayOptions['state']>): Promise<SessionOwners> {
+  if (!tenancyEnabled(auth)) return new SessionOwners()
+  // Durable: in dev mode a file beside the markers, since a session's conversation outlives the process.
+  const claims = options.tenantClaims ?? (state.documents ? await state.documents<TenantClaim>('tenants', { durable: true }) : new MemoryDocuments<TenantClaim>())
+  const events = state.events
+  return new SessionOwners({
+    claims,
+    existing: async (sessionId) => (await state.registry.get(sessionId)) !== undefined || (events !== undefined && (await events.lastSeq(sessionId)) > 0),
+  })
 }
 
 /**

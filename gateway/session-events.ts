@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ServiceError, SessionId } from '../contract/mod.ts'
 import { HEARTBEAT_MS, SseStreams } from './opencode/sse.ts'
 import type { SessionHub } from './session-hub.ts'
@@ -8,8 +8,9 @@ import { isClientVisible } from './ws/dialect.ts'
  * `GET /v1/sessions/{id}/events`: one session's native events as SSE, each
  * with `id: <seq>`. A client that reconnects with `Last-Event-ID` (or
  * `?last_seq=`) gets what it missed, then the live events, each once.
+ * `admit` refuses (SESSION_NOT_FOUND) a session of another tenant.
  */
-export function registerSessionEvents(app: FastifyInstance, hub: SessionHub): void {
+export function registerSessionEvents(app: FastifyInstance, hub: SessionHub, admit?: (request: FastifyRequest, sessionId: string) => Promise<void>): void {
   const streams = new SseStreams()
   app.addHook('preClose', async () => streams.closeAll())
   app.get<{ Params: { id: string }; Querystring: { last_seq?: string } }>('/v1/sessions/:id/events', async (request, reply) => {
@@ -21,6 +22,8 @@ export function registerSessionEvents(app: FastifyInstance, hub: SessionHub): vo
       if (typeof resumeFrom !== 'string' || !/^\d{1,15}$/.test(resumeFrom)) throw new ServiceError('BAD_REQUEST', 'Last-Event-ID (or last_seq) must be an event sequence number')
       afterSeq = Number(resumeFrom)
     }
+    // Another tenant's session is a 404 before any header of the stream is sent (gateway/auth/owners.ts).
+    await admit?.(request, sessionId.data)
     const stream = streams.open(reply, { heartbeatMs: HEARTBEAT_MS, heartbeat: (s) => s.comment('heartbeat') })
     stream.comment(`session ${sessionId.data}`)
     const detach = hub.attach(

@@ -16,6 +16,8 @@ export interface ChatDeps {
   runners: RunnerClient
   hub: SessionHub
   log: Logger
+  /** Claims each adapter session for `settings.tenant` (gateway/auth/owners.ts); none: no tenancy. */
+  admit?: ((tenant: string, sessionId: string) => Promise<void>) | undefined
   /** Test seams; the defaults are the real clock, timers and fetch. */
   now?: () => number
   every?: Every
@@ -52,7 +54,9 @@ export async function registerChat(app: FastifyInstance, deps: ChatDeps): Promis
     ...(deps.now && { now: deps.now }),
     ...(deps.newSessionId && { newSessionId: deps.newSessionId }),
   })
-  const adapter = new ChatAdapter({ settings, turns: { runners, hub }, sessions, robot, log })
+  const admit = deps.admit
+  const turns = { runners, hub, ...(admit && { admit: (sessionId: string) => admit(settings.tenant, sessionId) }) }
+  const adapter = new ChatAdapter({ settings, turns, sessions, robot, log })
   registerCallbackRoutes(app, { settings, adapter, log, ...(deps.now && { now: deps.now }) })
   const stopSweeping = sessions.startSweeping(settings.sweep_interval, deps.every)
   app.addHook('onClose', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { isTurnEnd, ServiceError, toServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
 import type { TurnDeps, TurnRequest } from '../turn.ts'
@@ -12,6 +12,8 @@ export interface ChatDeps extends TurnDeps {
   streams: SseStreams
   heartbeatMs: number
   log: Logger
+  /** Refuses (SESSION_NOT_FOUND) a session of another tenant than the request's (gateway/auth/owners.ts). */
+  admitRequest?: (request: FastifyRequest, sessionId: string) => Promise<void>
 }
 
 /**
@@ -62,6 +64,8 @@ export function chatRoutes(app: FastifyInstance, deps: ChatDeps): void {
     const instructions = body.system_prompt ?? body.instructions
     if (instructions !== undefined) turn.instructions = instructions
     if (body.work_dir !== undefined) turn.work_dir = body.work_dir
+    // Before either answer mode: another tenant's session is a plain 404, in JSON, with no stream opened.
+    await deps.admitRequest?.(request, turn.session_id)
     // A client that goes away mid-turn is no longer followed (its turn goes on).
     const gone = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import type { ErrorBody } from '../../contract/mod.ts'
+import { DEFAULT_TENANT } from '../auth/config.ts'
 import type { EventListener } from '../session-hub.ts'
 import { applyEvent, dropTurn, planTurn, type MapResult } from './mapping/apply.ts'
 import { newSessionView, type MapContext, type SessionView, type TurnEnd, type TurnPlan } from './mapping/state.ts'
@@ -14,13 +15,14 @@ export interface EventSource {
 export interface MessageStoreDeps {
   events: EventSource
   ctx: MapContext
-  /** Receives every OpenCode event the mapping produces, with the session's directory. */
-  publish(event: OpencodeEvent, directory: string): void
+  /** Receives every OpenCode event the mapping produces, with the session's directory and tenant. */
+  publish(event: OpencodeEvent, directory: string, tenant: string): void
   log: Logger
 }
 
 interface Entry {
   view: SessionView
+  tenant: string
   detach: () => void
   waiters: Map<string, Set<(end: TurnEnd) => void>>
 }
@@ -39,10 +41,10 @@ export class MessageStore {
   }
 
   /** Starts following the session's events; resolves once its stored history is in. A second call does nothing. */
-  open(sessionID: string, directory: string): Promise<void> {
+  open(sessionID: string, directory: string, tenant = DEFAULT_TENANT): Promise<void> {
     if (this.#sessions.has(sessionID)) return Promise.resolve()
     const replayed = Promise.withResolvers<void>()
-    const entry: Entry = { view: newSessionView(sessionID, directory), detach: () => {}, waiters: new Map() }
+    const entry: Entry = { view: newSessionView(sessionID, directory), tenant, detach: () => {}, waiters: new Map() }
     this.#sessions.set(sessionID, entry)
     // From the first stored event: a session opened here after it ran elsewhere (another gateway, before a restart) shows its whole history.
     entry.detach = this.#deps.events.attach(
@@ -111,7 +113,7 @@ export class MessageStore {
   }
 
   #apply(entry: Entry, result: MapResult, live: boolean): void {
-    if (live) for (const event of result.events) this.#deps.publish(event, entry.view.directory)
+    if (live) for (const event of result.events) this.#deps.publish(event, entry.view.directory, entry.tenant)
     for (const end of result.ended) {
       const waiters = entry.waiters.get(end.turnId)
       if (!waiters) continue

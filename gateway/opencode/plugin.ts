@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { DEFAULT_TENANT } from '../auth/config.ts'
+import type { SessionOwners } from '../auth/owners.ts'
 import type { Logger } from 'pino'
 import { SERVICE_VERSION } from '../../service/version.ts'
 import type { RunnerClient } from '../runner-client.ts'
@@ -40,6 +42,10 @@ export interface OpencodeDeps {
   registry?: SessionRegistry
   ids?: IdSource
   now?: () => number
+  /** The tenant of a request (gateway/guard.ts); default: every request is the tenant `default`. */
+  tenant?: (request: FastifyRequest) => string
+  /** Session ownership shared with the other surfaces (gateway/auth/owners.ts); none: one tenant. */
+  owners?: SessionOwners
 }
 
 /**
@@ -58,7 +64,7 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
   const store = new MessageStore({
     events: deps.hub,
     ctx,
-    publish: (payload, directory) => broadcast.publish({ directory, project: DEFAULT_PROJECT, payload }),
+    publish: (payload, directory, tenant) => broadcast.publish({ directory, project: DEFAULT_PROJECT, payload }, tenant),
     log,
   })
   const sessions = new OpencodeSessions({
@@ -72,8 +78,10 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
     version: SERVICE_VERSION,
     workBase: deps.workBase,
     log,
+    owners: deps.owners,
   })
-  const context: RouteContext = { sessions, broadcast, streams, ids, heartbeatMs, defaultProvider: DEFAULT_PROVIDER }
+  const tenant = deps.tenant ?? (() => DEFAULT_TENANT)
+  const context: RouteContext = { sessions, broadcast, streams, ids, heartbeatMs, defaultProvider: DEFAULT_PROVIDER, tenant }
 
   // Open event streams would hold the server's close forever.
   app.addHook('preClose', async () => streams.closeAll())
@@ -99,7 +107,15 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
 
   await app.register(async (scope) => {
     acceptEmptyJson(scope)
-    chatRoutes(scope, { runners: deps.runners, hub: deps.hub, streams, heartbeatMs, log })
+    const owners = deps.owners
+    chatRoutes(scope, {
+      runners: deps.runners,
+      hub: deps.hub,
+      streams,
+      heartbeatMs,
+      log,
+      ...(owners && { admitRequest: (request: FastifyRequest, sessionId: string) => owners.admit(tenant(request), sessionId) }),
+    })
   })
 }
 

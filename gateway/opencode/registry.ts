@@ -6,6 +6,8 @@ export interface SessionRecord {
   info: SessionInfo
   /** The work_dir the client asked for; every prompt's execute carries it. */
   work_dir?: string
+  /** The tenant that created it (absent on records older than tenants: `default`); only it sees the session. */
+  tenant?: string
 }
 
 /**

@@ -13,6 +13,8 @@ import type { CreateSessionBody } from './schemas/request.ts'
 import type { SessionInfo } from './schemas/session.ts'
 import { DEFAULT_PROJECT, directoryFor, newSessionInfo } from './session-info.ts'
 import { workDirProblem } from './work-dir.ts'
+import { DEFAULT_TENANT } from '../auth/config.ts'
+import type { SessionOwners } from '../auth/owners.ts'
 
 export interface SessionsDeps {
   registry: SessionRegistry
@@ -26,6 +28,8 @@ export interface SessionsDeps {
   version: string
   workBase?: string | undefined
   log: Logger
+  /** Session ownership across surfaces (gateway/auth/owners.ts); none: one tenant. */
+  owners?: SessionOwners | undefined
 }
 
 /** A prompt that was accepted: its turn, its user message, and the turn's end to come. */
@@ -47,63 +51,67 @@ export class OpencodeSessions {
    * Creates a session, or answers the existing one when `session_id` names it (a client regaining its session).
    * A work_dir the runner would refuse is refused here, before any session exists (WORK_DIR_REJECTED).
    */
-  async create(body: CreateSessionBody): Promise<SessionInfo> {
+  async create(body: CreateSessionBody, tenant: string): Promise<SessionInfo> {
     const { registry, ctx, ids, version, workBase } = this.#deps
     const problem = body.work_dir === undefined ? undefined : workDirProblem(body.work_dir, workBase)
     if (problem !== undefined) throw new ServiceError('WORK_DIR_REJECTED', `work_dir "${body.work_dir}" is not allowed: ${problem}`)
     const id = body.session_id ?? ids('ses')
+    // An id another tenant uses (on any surface) is not there for this one.
+    await this.#deps.owners?.admit(tenant, id)
     const record: SessionRecord = {
       info: newSessionInfo({ id, directory: directoryFor(workBase, id, body.work_dir), title: body.title, now: ctx.now(), version }),
+      tenant,
     }
     if (body.work_dir !== undefined) record.work_dir = body.work_dir
     const { record: stored, created } = await registry.insert(record)
+    if (!created && tenantOf(stored) !== tenant) throw sessionNotFound(id)
     if (!created && body.work_dir !== undefined && body.work_dir !== stored.work_dir) {
       throw new ServiceError('WORK_DIR_MISMATCH', `session ${id} exists with work_dir ${JSON.stringify(stored.work_dir ?? null)}; work_dir must stay the same within a session`)
     }
     await this.#open(stored)
     if (created) {
       this.#deps.log.info({ session_id: id, work_dir: body.work_dir }, 'session created')
-      this.#publish('session.created', stored.info)
+      this.#publish('session.created', stored.info, tenant)
     }
     return stored.info
   }
 
-  /** The session's record; SESSION_NOT_FOUND when there is none. */
-  async get(id: string): Promise<SessionRecord> {
+  /** The session's record; SESSION_NOT_FOUND when there is none, or it is another tenant's. */
+  async get(id: string, tenant: string): Promise<SessionRecord> {
     const record = await this.#deps.registry.get(id)
-    if (!record) throw sessionNotFound(id)
+    if (!record || tenantOf(record) !== tenant) throw sessionNotFound(id)
     await this.#open(record)
     return record
   }
 
-  /** Every session, most recently updated first. */
-  async list(): Promise<SessionInfo[]> {
-    const records = await this.#deps.registry.list()
+  /** Every session of the tenant, most recently updated first. */
+  async list(tenant: string): Promise<SessionInfo[]> {
+    const records = (await this.#deps.registry.list()).filter((record) => tenantOf(record) === tenant)
     return records.map((record) => record.info).sort((a, b) => b.time.updated - a.time.updated)
   }
 
   /** Ends the session's work, frees its CLI process, forgets it. */
-  async delete(id: string): Promise<true> {
-    const record = await this.get(id)
+  async delete(id: string, tenant: string): Promise<true> {
+    const record = await this.get(id, tenant)
     await this.#deps.runners.send({ type: 'close', session_id: id })
     await this.#deps.registry.delete(id)
     this.#deps.store.close(id)
     this.#deps.log.info({ session_id: id }, 'session deleted')
-    this.#publish('session.deleted', record.info)
+    this.#publish('session.deleted', record.info, tenant)
     return true
   }
 
   /** Stops the running turn and drops the queued ones. */
-  async abort(id: string): Promise<true> {
-    await this.get(id)
+  async abort(id: string, tenant: string): Promise<true> {
+    await this.get(id, tenant)
     await this.#deps.runners.send({ type: 'stop', session_id: id, reason: 'aborted by the client' })
     return true
   }
 
   /** Starts a turn. Resolves once the runner accepted it; `ended` settles when it ends. */
-  async prompt(id: string, input: PromptInput): Promise<AcceptedPrompt> {
+  async prompt(id: string, tenant: string, input: PromptInput): Promise<AcceptedPrompt> {
     const { store, runners, ctx } = this.#deps
-    const record = await this.get(id)
+    const record = await this.get(id, tenant)
     const turnId = `turn_${randomUUID()}`
     const plan = makePlan(ctx, turnId, { agent: input.agent, model: input.model, system: input.instructions, messageID: input.messageID })
     const ended = store.plan(id, plan)
@@ -128,29 +136,37 @@ export class OpencodeSessions {
     return this.#deps.store.messages(id)
   }
 
-  /** The status of every session. */
-  async statuses(): Promise<Record<string, { type: 'idle' | 'busy' }>> {
+  /** The status of every session of the tenant. */
+  async statuses(tenant: string): Promise<Record<string, { type: 'idle' | 'busy' }>> {
     const statuses: Record<string, { type: 'idle' | 'busy' }> = {}
-    for (const record of await this.#deps.registry.list()) statuses[record.info.id] = { type: this.#deps.store.status(record.info.id) }
+    for (const record of await this.#deps.registry.list()) if (tenantOf(record) === tenant) statuses[record.info.id] = { type: this.#deps.store.status(record.info.id) }
     return statuses
   }
 
   async #open(record: SessionRecord): Promise<void> {
     if (this.#deps.store.has(record.info.id)) return
-    await this.#deps.store.open(record.info.id, record.info.directory)
+    await this.#deps.store.open(record.info.id, record.info.directory, tenantOf(record))
     await this.#deps.ready()
   }
 
   async #touch(record: SessionRecord): Promise<void> {
     const info = { ...record.info, time: { ...record.info.time, updated: this.#deps.ctx.now() } }
-    if (await this.#deps.registry.update({ ...record, info })) this.#publish('session.updated', info)
+    if (await this.#deps.registry.update({ ...record, info })) this.#publish('session.updated', info, tenantOf(record))
   }
 
-  #publish(type: 'session.created' | 'session.updated' | 'session.deleted', info: SessionInfo): void {
-    this.#deps.broadcast.publish({
-      directory: info.directory,
-      project: DEFAULT_PROJECT,
-      payload: { id: this.#deps.ids('evt'), type, properties: { sessionID: info.id, info } },
-    })
+  #publish(type: 'session.created' | 'session.updated' | 'session.deleted', info: SessionInfo, tenant: string): void {
+    this.#deps.broadcast.publish(
+      {
+        directory: info.directory,
+        project: DEFAULT_PROJECT,
+        payload: { id: this.#deps.ids('evt'), type, properties: { sessionID: info.id, info } },
+      },
+      tenant,
+    )
   }
+}
+
+/** A record's tenant; records written before tenants existed are the tenant `default`'s. */
+function tenantOf(record: SessionRecord): string {
+  return record.tenant ?? DEFAULT_TENANT
 }

@@ -23,6 +23,11 @@ export interface ConnectionDeps {
    * event is to be sent, the client is not reading and the connection is closed (1013); default 8 MiB.
    */
   maxSendBuffer?: number
+  /**
+   * May this client's tenant use the session (gateway/auth/owners.ts)? Throws SESSION_NOT_FOUND when it
+   * belongs to another tenant; claims it when nobody has. Asked before anything is done for a session.
+   */
+  admit?: (sessionId: string) => Promise<void>
 }
 
 /** `limits.ws_send_buffer`'s default. */
@@ -67,7 +72,17 @@ export class Connection {
       this.#pulses?.close()
     })
     socket.send(serverConnected(`evt_${randomUUID()}`))
-    if (initialSession !== undefined) this.#attach(initialSession, lastSeq)
+    if (initialSession !== undefined) {
+      // In the session's order, so a frame sent right after connecting waits for the check.
+      void this.#inOrder(`session:${initialSession}`, async () => {
+        await this.#admit(initialSession)
+        this.#attach(initialSession, lastSeq)
+      }).catch((err: unknown) => this.#sendError(toServiceError(err).toBody(), undefined, initialSession))
+    }
+  }
+
+  async #admit(sessionId: string): Promise<void> {
+    await this.#deps.admit?.(sessionId)
   }
 
   async #onFrame(text: string | null): Promise<void> {
@@ -116,16 +131,22 @@ export class Connection {
     switch (frame.type) {
       case 'execute': {
         const sessionId = frame.session_id ?? randomUUID()
+        await this.#admit(sessionId)
         this.#attach(sessionId, frame.last_seq)
         await this.#execute(sessionId, frame.prompt, frame.instructions, frame.work_dir, frame.request_id)
         return
       }
       case 'session_start':
         this.#dialect = 'quickstart'
-        this.#quickstart = { session_id: frame.session_id ?? randomUUID(), work_dir: frame.work_dir, instructions: frame.instructions }
+        {
+          const sessionId = frame.session_id ?? randomUUID()
+          await this.#admit(sessionId)
+          this.#quickstart = { session_id: sessionId, work_dir: frame.work_dir, instructions: frame.instructions }
+        }
         this.#attach(this.#quickstart.session_id, frame.last_seq)
         return
       case 'attach':
+        await this.#admit(frame.session_id)
         this.#attach(frame.session_id, frame.last_seq)
         return
       case 'prompt': {
@@ -133,14 +154,17 @@ export class Connection {
         // A prompt with no session_start first gets a session of its own.
         this.#quickstart ??= { session_id: randomUUID() }
         const { session_id, instructions, work_dir } = this.#quickstart
+        await this.#admit(session_id)
         await this.#execute(session_id, frame.content, instructions, work_dir, frame.request_id)
         return
       }
       case 'stop':
+        await this.#admit(frame.session_id)
         this.#attach(frame.session_id)
         await runners.send({ type: 'stop', session_id: frame.session_id, reason: frame.reason, request_id: frame.request_id })
         return
       case 'stats': {
+        await this.#admit(frame.session_id)
         this.#attach(frame.session_id)
         const reply = await runners.send({ type: 'stats', session_id: frame.session_id })
         this.#sendEvent(withRequestId({ event: 'stats', session_id: frame.session_id, stats: reply.stats }, frame.request_id))

@@ -1,22 +1,22 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { GlobalEnvelope } from '../schemas/event.ts'
 import type { RouteContext } from './context.ts'
 
 /**
  * The event streams: `/event` sends bare events, `/global/event` their
  * `{directory, project, payload}` envelopes (spec §6.2). Both start with
- * `server.connected` and send `server.heartbeat` every 10 s. Every session's
- * events go to every subscriber; clients pick theirs by `sessionID`.
+ * `server.connected` and send `server.heartbeat` every 10 s. The events of every session of the caller's
+ * tenant go to every subscriber of that tenant; clients pick theirs by `sessionID`.
  */
 export function eventRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { broadcast, streams, ids, heartbeatMs } = context
+  const { broadcast, streams, ids, heartbeatMs, tenant } = context
 
-  const serve = (wrap: (envelope: GlobalEnvelope) => unknown) => async (_request: unknown, reply: FastifyReply) => {
+  const serve = (wrap: (envelope: GlobalEnvelope) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
     // Server events belong to no directory: their envelope is `{payload}` alone.
     const server = (type: 'server.connected' | 'server.heartbeat') => wrap({ payload: { id: ids('evt'), type, properties: {} } })
     const stream = streams.open(reply, { heartbeatMs, heartbeat: (open) => open.send(server('server.heartbeat')) })
     stream.send(server('server.connected'))
-    const unsubscribe = broadcast.subscribe((envelope) => stream.send(wrap(envelope)))
+    const unsubscribe = broadcast.subscribe(tenant(request), (envelope) => stream.send(wrap(envelope)))
     void stream.done.then(unsubscribe)
     return reply
   }

@@ -21,11 +21,11 @@ import type { IdParams, RouteContext } from './context.ts'
 export const BLOCKING_ANSWER_DELAY_MS = 100
 
 export function promptRoutes(app: FastifyInstance, context: RouteContext): void {
-  const { sessions, defaultProvider } = context
+  const { sessions, defaultProvider, tenant } = context
 
   app.post<IdParams>('/session/:id/message', async (request, reply) => {
     const input = toPromptInput(parseBody(PromptBody, request.body), defaultProvider)
-    const accepted = await sessions.prompt(request.params.id, input)
+    const accepted = await sessions.prompt(request.params.id, tenant(request), input)
     if (input.shape === 'spec') return accepted202(reply, request.params.id, accepted)
     const end = await accepted.ended
     await sleep(BLOCKING_ANSWER_DELAY_MS)
@@ -38,7 +38,7 @@ export function promptRoutes(app: FastifyInstance, context: RouteContext): void 
 
   app.post<IdParams>('/session/:id/prompt_async', async (request, reply) => {
     const input = toPromptInput(parseBody(PromptBody, request.body), defaultProvider)
-    return accepted202(reply, request.params.id, await sessions.prompt(request.params.id, input))
+    return accepted202(reply, request.params.id, await sessions.prompt(request.params.id, tenant(request), input))
   })
 }
 

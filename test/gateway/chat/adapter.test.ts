@@ -30,6 +30,7 @@ const SETTINGS: ChatSettings = {
   retry_delay: 1,
   turn_timeout: 10_000,
   request_timeout: 1000,
+  tenant: 'default',
 }
 
 /** A runner on the bus that answers every execute with `answer(prompt)`, optionally held until released. */

@@ -36,6 +36,7 @@ describe('chat config', () => {
       retry_delay: 1000,
       turn_timeout: 900_000,
       request_timeout: 10_000,
+      tenant: 'default',
     })
   })
 
