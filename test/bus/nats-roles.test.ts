@@ -57,7 +57,9 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
   /** Whether the server refuses `subject` to this connection's subscriptions. */
   async function subscribeRefused(nc: NatsConnection, subject: string): Promise<boolean> {
     let refused = false
-    const sub = nc.subscribe(subject, { callback: (err) => (refused ||= err instanceof PermissionViolationError) })
+    const sub = nc.subscribe(subject, { callback: (err) => {
+        refused ||= err instanceof PermissionViolationError
+      } })
     await nc.flush()
     await nc.flush()
     if (!refused) sub.unsubscribe()
@@ -110,15 +112,15 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
   })
 
   it.each([
-    ['controller', 'runner commands', () => s.runner('*')],
-    ['controller', 'the placement queue', () => s.place],
-    ['controller', 'the gateway’s inbox', () => `${inboxPrefixFor({ role: 'gateway', prefix: PREFIX })}.>`],
-    ['runner', 'the gateway’s inbox', () => `${inboxPrefixFor({ role: 'gateway', prefix: PREFIX })}.>`],
-    ['runner', 'the controller’s demand', () => s.controllerDemand],
-    ['runner', 'the opencode bucket', () => `$KV.roles_test_opencode.>`],
-    ['gateway', 'runner commands (other gateways’ requests)', () => s.runner('*')],
-    ['gateway', 'the placement queue', () => s.place],
-    ['gateway', 'the runners’ inbox', () => `${inboxPrefixFor({ role: 'runner', prefix: PREFIX })}.>`],
+    ['controller', 'runner commands', (): string => s.runner('*')],
+    ['controller', 'the placement queue', (): string => s.place],
+    ['controller', 'the gateway’s inbox', (): string => `${inboxPrefixFor({ role: 'gateway', prefix: PREFIX })}.>`],
+    ['runner', 'the gateway’s inbox', (): string => `${inboxPrefixFor({ role: 'gateway', prefix: PREFIX })}.>`],
+    ['runner', 'the controller’s demand', (): string => s.controllerDemand],
+    ['runner', 'the opencode bucket', (): string => `$KV.roles_test_opencode.>`],
+    ['gateway', 'runner commands (other gateways’ requests)', (): string => s.runner('*')],
+    ['gateway', 'the placement queue', (): string => s.place],
+    ['gateway', 'the runners’ inbox', (): string => `${inboxPrefixFor({ role: 'runner', prefix: PREFIX })}.>`],
   ] as const)('%s - cannot subscribe to %s', async (role, _name, subject) => {
     const bus = await connect(role)
     expect(await subscribeRefused(bus.connection, subject())).toBe(true)
@@ -128,10 +130,10 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
     const runner = await connect('runner')
     const { jetstreamManager } = await import('@nats-io/jetstream')
     const jsm = await jetstreamManager(runner.connection)
-    const refused = (work: Promise<unknown>) =>
+    const refused = (work: Promise<unknown>): Promise<boolean> =>
       work.then(
         () => false,
-        (err: unknown) => {
+        (err: unknown): boolean => {
           for (let cause: unknown = err; cause instanceof Error; cause = cause.cause) if (cause instanceof PermissionViolationError) return true
           return false
         },

@@ -89,7 +89,10 @@ describe('session credentials on a real nats-server (operator mode)', () => {
   /** Subscribes on the raw connection; resolves with the server's refusal, or undefined if it took the subscription. */
   async function trySubscribe(nc: NatsConnection, subject: string, received: Msg[]): Promise<Error | undefined> {
     let refused: Error | undefined
-    const sub = nc.subscribe(subject, { callback: (err, msg) => (err ? (refused = err) : received.push(msg)) })
+    const sub = nc.subscribe(subject, { callback: (err, msg) => {
+        if (err) refused = err
+        else received.push(msg)
+      } })
     // A round trip: the server answers the SUB (with -ERR when refused) before the PONG.
     await nc.flush()
     await nc.flush()
