@@ -41,6 +41,7 @@ export interface TurnDeps {
  * could not be started.
  */
 export async function runTurn(deps: TurnDeps, request: TurnRequest, onEvent?: (event: ServiceEvent) => void): Promise<TurnOutcome> {
+  await deps.admit?.(request.session_id)
   const turnId = `turn_${randomUUID()}`
   const answer = new AnswerText()
   const ended = Promise.withResolvers<TurnOutcome>()

@@ -9,18 +9,11 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { handshake } from '../../fixtures/ws-handshake.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
+import { TENANT_KEYS, TENANTS } from '../../fixtures/tenants.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
 import { SseClient } from '../opencode/sse-client.ts'
 
-const KEYS = { owner: 'key-acme-1', other: 'key-globex-1' } as const
-export const TENANTS = {
-  auth: {
-    tenants: [
-      { id: 'acme', keys: [KEYS.owner, 'key-acme-2'] },
-      { id: 'globex', keys: [KEYS.other] },
-    ],
-  },
-}
+const KEYS = { owner: TENANT_KEYS.acme, other: TENANT_KEYS.globex } as const
 
 type Who = 'owner' | 'other' | 'none'
 /** What a surface answered: served, SESSION_NOT_FOUND (exactly as a missing session), or 401. */
@@ -316,7 +309,7 @@ describe('tenancy - every surface × {owner, other tenant, no key}', () => {
   })
 
   it('tenancy - every key of a tenant reaches its sessions (rotation); keys of two tenants at once: 401', async () => {
-    const second = await fetch(`${stack.url}/session/${shared}`, { headers: { 'x-api-key': 'key-acme-2' } })
+    const second = await fetch(`${stack.url}/session/${shared}`, { headers: { 'x-api-key': TENANT_KEYS.acme2 } })
     expect(second.status).toBe(200)
     const mixed = await fetch(`${stack.url}/session/${shared}`, { headers: { authorization: `Bearer ${KEYS.owner}`, 'x-api-key': KEYS.other } })
     expect(mixed.status).toBe(401)
