@@ -34,8 +34,8 @@ export interface NatsPermissions {
   inboxPrefix: string
 }
 
-/** The key-value buckets of a deployment (state/kv-registry.ts, state/documents.ts). */
-export const BUCKETS = ['sessions', 'runners', 'opencode'] as const
+/** The key-value buckets of a deployment (state/kv-registry.ts; documents: the OpenCode sessions and the tenants' session claims, gateway/server.ts). */
+export const BUCKETS = ['sessions', 'runners', 'opencode', 'tenants'] as const
 
 /** `prefix` with dots made underscores, as JetStream names are (state/keys.ts streamName). */
 const nameOf = (prefix: string) => prefix.replaceAll('.', '_')

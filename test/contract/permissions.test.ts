@@ -43,6 +43,9 @@ const cases: Array<[string, 'pub' | 'sub', string, boolean]> = [
   ['gateway', 'pub', '$JS.API.STREAM.MSG.DELETE.ar_events', false],
   ['gateway', 'pub', '$JS.API.STREAM.INFO.other_events', false],
   ['gateway', 'pub', '$KV.ar_opencode.x', true],
+  ['gateway', 'pub', '$KV.ar_tenants.x', true],
+  ['gateway', 'pub', '$JS.API.STREAM.CREATE.KV_ar_tenants', true],
+  ['session-runner', 'pub', '$KV.ar_tenants.x', false],
   // The controller serves demand and writes session errors; it sends no commands.
   ['controller', 'sub', 'ar.controller.demand', true],
   ['controller', 'pub', `ar.evt.${A}`, true],
