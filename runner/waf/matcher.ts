@@ -2,6 +2,7 @@ import { normalizePath, urlForms, type LocationOptions } from './locations.ts'
 import { instructedCommands, normalizePrompt } from './prompt-commands.ts'
 import { excerpt } from './redact.ts'
 import { WafRuleSchema, type WafCategory, type WafLevel, type WafRule, type WafRuleInput, type WafTarget } from './rules.ts'
+import type { FsView } from './shell/expand.ts'
 import { commandViews } from './shell/views.ts'
 import { toolCallFields, type WafInput } from './tool-call.ts'
 
@@ -44,6 +45,11 @@ export interface CompiledRules {
 export interface InspectOptions extends LocationOptions {
   /** Inputs longer than this (characters) are blocked whole instead of inspected (default 1,000,000). */
   maxChars?: number
+  /**
+   * The filesystem globs in commands are expanded against (`rm -rf /et?` → `/etc`), with the
+   * working directory of the call. Default: a standard Linux root layout and no working directory.
+   */
+  fs?: FsView | undefined
 }
 
 /** The default size cap: far above any real prompt, command or path. */
@@ -188,7 +194,7 @@ function verdict(matches: WafMatch[]): InspectResult {
 
 const COMMAND_VIEWS: readonly WafTarget[] = ['command', 'command_text', 'url']
 
-function viewsOf(text: string, input: WafInput, set: CompiledRules, options: LocationOptions): { views: View[]; tooComplex: boolean } {
+function viewsOf(text: string, input: WafInput, set: CompiledRules, options: InspectOptions): { views: View[]; tooComplex: boolean } {
   const wanted = (targets: readonly WafTarget[]) => targets.some((t) => (set.byTarget.get(t)?.length ?? 0) > 0)
   switch (input) {
     case 'prompt': {
@@ -197,7 +203,7 @@ function viewsOf(text: string, input: WafInput, set: CompiledRules, options: Loc
       let tooComplex = false
       if (wanted(COMMAND_VIEWS)) {
         for (const command of instructedCommands(prompt)) {
-          const v = commandViewList(command)
+          const v = commandViewList(command, options)
           views.push(...v.views)
           tooComplex ||= v.tooComplex
         }
@@ -205,7 +211,7 @@ function viewsOf(text: string, input: WafInput, set: CompiledRules, options: Loc
       return { views, tooComplex }
     }
     case 'command':
-      return wanted(COMMAND_VIEWS) ? commandViewList(text) : { views: [], tooComplex: false }
+      return wanted(COMMAND_VIEWS) ? commandViewList(text, options) : { views: [], tooComplex: false }
     case 'read_path':
     case 'write_path':
       return { views: [{ target: input, text: normalizePath(text, options) }], tooComplex: false }
@@ -216,8 +222,8 @@ function viewsOf(text: string, input: WafInput, set: CompiledRules, options: Loc
   }
 }
 
-function commandViewList(command: string): { views: View[]; tooComplex: boolean } {
-  const v = commandViews(command)
+function commandViewList(command: string, options: InspectOptions): { views: View[]; tooComplex: boolean } {
+  const v = commandViews(command, { fs: options.fs, home: options.home })
   return {
     views: [{ target: 'command', text: v.parsed }, { target: 'command_text', text: v.text }, ...v.urls.flatMap(urlForms).map((u) => ({ target: 'url' as const, text: u }))],
     tooComplex: v.tooComplex,

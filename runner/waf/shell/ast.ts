@@ -11,6 +11,8 @@ export interface Word {
   shown: string
   /** True when some part was quoted or escaped (so `{`, `}` and keywords are literal). */
   quoted: boolean
+  /** When some unquoted `*?[{` may expand (brace or pathname expansion): the word with its quoted characters escaped (see expand.ts). */
+  pattern?: string
   /** For an unquoted `NAME=` prefix: the variable name. */
   assigns?: string
   /** When the whole word is one `$(…)`/backtick substitution: its script. */

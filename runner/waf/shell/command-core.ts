@@ -136,7 +136,7 @@ export function coreWords(core: readonly Item[]): Word[] {
 }
 
 /** What a core command hands to a shell: `-c` scripts, `eval` text, ssh/docker/kubectl exec commands, `find -exec`, `trap`. */
-export function embeddedScripts(core: readonly Item[]): { text?: string; word?: Word }[] {
+export function embeddedScripts(core: readonly Item[]): { text?: string; word?: Word; positional?: string[] }[] {
   const words = coreWords(core)
   const name = words[0]?.value
   if (name === undefined) return []
@@ -178,7 +178,7 @@ export function embeddedScripts(core: readonly Item[]): { text?: string; word?: 
   }
 }
 
-function shellDashC(args: readonly Word[]): { word?: Word }[] {
+function shellDashC(args: readonly Word[]): { word?: Word; positional?: string[] }[] {
   for (let i = 0; i < args.length; i += 1) {
     const v = args[i]!.value
     if (v === '--') return []
@@ -189,7 +189,8 @@ function shellDashC(args: readonly Word[]): { word?: Word }[] {
     if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(v)) {
       // The script is the first argument that is not an option.
       for (let j = i + 1; j < args.length; j += 1) {
-        if (!/^[-+][a-zA-Z]+$/.test(args[j]!.value)) return [{ word: args[j]! }]
+        // `sh -c 'rm -rf "$1"' name /`: the words after the script are $0, $1, …
+        if (!/^[-+][a-zA-Z]+$/.test(args[j]!.value)) return [{ word: args[j]!, positional: args.slice(j + 2).map((w) => w.value) }]
       }
       return []
     }
@@ -215,6 +216,23 @@ export function readsScriptFromStdin(core: readonly Item[]): boolean {
     if (!w.value.startsWith('-') && !w.value.startsWith('+')) return false
   }
   return true
+}
+
+/** The inline program of a core interpreter: `python3 -c CODE`, `perl -e CODE`, `node -e CODE`, `php -r CODE`. */
+export function interpreterCode(core: readonly Item[]): Word[] {
+  const words = coreWords(core)
+  const name = words[0]?.value
+  if (name === undefined || !INTERPRETERS.test(name)) return []
+  const out: Word[] = []
+  for (let i = 1; i < words.length; i += 1) {
+    const v = words[i]!.value
+    if (/^(?:-[a-zA-Z]*[ceEr]|--eval|--print|--command|-p)$/.test(v) && words[i + 1] !== undefined) {
+      out.push(words[i + 1]!)
+      i += 1
+    } else if (/^--(?:eval|print)=/.test(v)) out.push({ ...words[i]!, value: v.slice(v.indexOf('=') + 1) })
+    else if (!v.startsWith('-')) break // a script file: its arguments follow
+  }
+  return out
 }
 
 /** True when a core interpreter (python, perl, …) reads its program from stdin. */

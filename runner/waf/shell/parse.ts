@@ -12,6 +12,7 @@
  */
 
 import { renderScript, showLiteral, type Item, type Pipeline, type Script, type SimpleCommand, type Word } from './ast.ts'
+import { escapePattern } from './expand.ts'
 import { ansiC, matchingClose, skipTo } from './scan.ts'
 
 /** How deep `$(…)` / backticks / process substitutions may nest before the input counts as too complex. */
@@ -20,6 +21,9 @@ export const MAX_NESTING = 8
 const MAX_VAR_CHARS = 1024
 /** More substitutions than this in one input make it too complex. */
 const MAX_SUBSTITUTIONS = 10_000
+/** Functions recorded per input, and the longest body read (a longer one is cut). */
+const MAX_FUNCTIONS = 64
+const MAX_FUNCTION_CHARS = 16 * 1024
 /**
  * Variable expansion and re-parsing (`eval`, `sh -c`, decoded payloads) may
  * produce at most this many characters per character of input (plus a fixed
@@ -30,6 +34,12 @@ const EXPANSION_ALLOWANCE = 64 * 1024
 
 export interface ParseContext {
   vars: Map<string, string>
+  /** Shell functions defined in the input (`f(){ …; }`, `function f { …; }`): name → body. */
+  functions: Map<string, string>
+  /** `$1`…, `$@` while a function body or a `sh -c` script with arguments is parsed; undefined = unknown (read as empty). */
+  positional: readonly string[] | undefined
+  /** Function definitions seen (recorded or not). */
+  definitions: number
   tooComplex: boolean
   substitutions: number
   /** Characters that expansion and re-parsing may still produce. */
@@ -38,7 +48,7 @@ export interface ParseContext {
 
 /** A context for one input of `length` characters. */
 export function newParseContext(length: number): ParseContext {
-  return { vars: new Map(), tooComplex: false, substitutions: 0, budget: length * EXPANSION_FACTOR + EXPANSION_ALLOWANCE }
+  return { vars: new Map(), functions: new Map(), positional: undefined, definitions: 0, tooComplex: false, substitutions: 0, budget: length * EXPANSION_FACTOR + EXPANSION_ALLOWANCE }
 }
 
 /** Takes `chars` from the budget; false (and the input marked too complex) when it is spent. */
@@ -59,6 +69,10 @@ const ASSIGNMENT = /[A-Za-z_][A-Za-z0-9_]*(?=\+?=)/y
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/y
 const WORD_BREAK = new Set([' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>'])
 const SETTERS = new Set(['export', 'declare', 'local', 'readonly', 'typeset'])
+/** Unquoted characters that start brace or pathname expansion. */
+const EXPANDING = new Set(['*', '?', '[', '{'])
+const PATTERN_CHARS = new Set(['*', '?', '[', ']', '{', '}', ','])
+const FUNCTION_NAME = /^[A-Za-z_][\w:.-]*$/
 
 class WordBuilder {
   value = ''
@@ -67,9 +81,22 @@ class WordBuilder {
   started = false
   pieces = 0
   sub: Script | undefined
+  /** The word as a pattern: quoted text escaped, unquoted `*?[]{},` kept (see expand.ts). */
+  pattern = ''
+  expands = false
   literal(text: string): void {
     this.value += text
     this.shown += showLiteral(text)
+    this.pattern += escapePattern(text)
+    this.started = true
+    this.pieces += 1
+  }
+  /** One unquoted character of the command. */
+  unquoted(c: string): void {
+    this.value += c
+    this.shown += showLiteral(c)
+    this.pattern += PATTERN_CHARS.has(c) ? c : escapePattern(c)
+    if (EXPANDING.has(c)) this.expands = true
     this.started = true
     this.pieces += 1
   }
@@ -161,6 +188,11 @@ class Parser {
         }
         continue
       }
+      if (c === '(' && this.functionDefinition(command)) {
+        command = { items: [], subs: [] }
+        prefix = true
+        continue
+      }
       if (c === '(' || c === ')') {
         this.pos += 1
         endPipeline()
@@ -168,6 +200,12 @@ class Parser {
       }
       for (const word of this.readWord(command)) {
         if (!word.quoted && (word.value === '{' || word.value === '}' || word.value === '!')) {
+          // `function f {`: the body starts here.
+          const names = command.items.flatMap((i) => (i.kind === 'word' ? [i.word] : []))
+          if (word.value === '{' && names.length === 2 && names[0]!.value === 'function' && !names[1]!.quoted && FUNCTION_NAME.test(names[1]!.value)) {
+            this.recordFunction(names[1]!.value, this.pos - 1)
+            command = { items: [], subs: [] }
+          }
           if (word.value !== '!') endPipeline()
           continue
         }
@@ -188,6 +226,37 @@ class Parser {
     }
     endPipeline()
     return script
+  }
+
+  /**
+   * At `(` after `f` or `function f`: when `()` follows, records the function's
+   * body (the compound command after it) and moves past `()`. The body is then
+   * parsed as usual, so its commands are inspected where they are written too.
+   */
+  private functionDefinition(command: SimpleCommand): boolean {
+    const words = command.items.flatMap((i) => (i.kind === 'word' ? [i.word] : []))
+    if (words.length !== command.items.length) return false
+    const name = words.length === 1 ? words[0]! : words.length === 2 && words[0]!.value === 'function' ? words[1]! : undefined
+    if (name === undefined || name.quoted || !FUNCTION_NAME.test(name.value)) return false
+    let i = this.pos + 1
+    while (this.src[i] === ' ' || this.src[i] === '\t') i += 1
+    if (this.src[i] !== ')') return false
+    i += 1
+    this.pos = i
+    while (i < this.src.length && /\s/.test(this.src[i]!)) i += 1
+    if (this.src[i] === '{' || this.src[i] === '(') this.recordFunction(name.value, i)
+    return true
+  }
+
+  /** Records the body of a function whose compound command opens at `open` (`{` or `(`). */
+  private recordFunction(name: string, open: number): void {
+    // Past the limit, a definition is parsed as usual but not recorded (a call then reads as an unknown program).
+    if (this.ctx.definitions >= MAX_FUNCTIONS) return
+    this.ctx.definitions += 1
+    const o = this.src[open]!
+    const window = this.src.slice(open, open + MAX_FUNCTION_CHARS)
+    const end = matchingClose(window, 0, o, o === '{' ? '}' : ')')
+    this.ctx.functions.set(name, window.slice(1, Math.max(1, end - 1)))
   }
 
   private assign(word: Word): void {
@@ -298,7 +367,7 @@ class Parser {
           if (field !== '') w.literal(field)
         }
       } else {
-        w.literal(c)
+        w.unquoted(c)
         this.pos += 1
       }
       if (w.value.length > 1_000_000) break
@@ -311,6 +380,7 @@ class Parser {
   private finish(w: WordBuilder): Word {
     const word: Word = { value: w.value, shown: w.shown === '' && w.quoted ? '""' : w.shown, quoted: w.quoted }
     if (w.sub !== undefined && w.pieces === 1) word.onlySub = w.sub
+    if (w.expands) word.pattern = w.pattern
     return word
   }
 
@@ -380,18 +450,16 @@ class Parser {
         w.literal('/')
         return undefined
       }
-      if (/^[@*1-9]$/.test(inner)) {
-        w.started = true
-        return undefined
-      }
+      if (/^[@*1-9]$/.test(inner)) return this.positional(w, inner)
       if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(inner)) return this.variable(w, inner, inDouble)
+      const op = /^([A-Za-z_][A-Za-z0-9_]*|[@*1-9])(:?[-=+?])([\s\S]*)$/.exec(inner)
+      if (op !== null) return this.withDefault(w, command, op[1]!, op[2]!, op[3]!)
       w.literal(`\${${inner}}`)
       return undefined
     }
     if (next !== undefined && /[@*1-9]/.test(next)) {
       this.pos += 2
-      w.started = true
-      return undefined
+      return this.positional(w, next)
     }
     NAME.lastIndex = this.pos + 1
     const name = NAME.exec(src)?.[0]
@@ -402,6 +470,59 @@ class Parser {
     }
     w.literal('$')
     this.pos += 1
+    return undefined
+  }
+
+  /** `$1`, `$@`: known inside a function body or a `sh -c` script with arguments, else empty. */
+  private positional(w: WordBuilder, name: string): undefined {
+    w.started = true
+    const args = this.ctx.positional
+    if (args === undefined) return undefined
+    const value = name === '@' || name === '*' ? args.join(' ') : args[Number(name) - 1]
+    if (value !== undefined && value !== '' && spend(this.ctx, value.length)) w.literal(value)
+    return undefined
+  }
+
+  /**
+   * `${X:-word}`, `${X-word}`, `${X:=word}`: the value when the WAF knows it,
+   * else the default (what runs when X is unset — the WAF assumes it may be);
+   * `${X:+word}`: the alternative; `${X:?msg}`: the value. `$HOME` is known to be set.
+   */
+  private withDefault(w: WordBuilder, command: SimpleCommand, name: string, op: string, word: string): string[] | undefined {
+    const known = /^[@*1-9]$/.test(name)
+      ? this.ctx.positional === undefined ? undefined : name === '@' || name === '*' ? this.ctx.positional.join(' ') : this.ctx.positional[Number(name) - 1]
+      : name === 'HOME' ? '~' : this.ctx.vars.get(name)
+    const set = known !== undefined && (known !== '' || !op.startsWith(':'))
+    const kind = op.at(-1)
+    let useWord: boolean
+    if (kind === '+') useWord = known === undefined || set
+    else if (kind === '?') useWord = false
+    else useWord = !set
+    if (!useWord) {
+      if (known !== undefined) w.literal(known)
+      else w.literal(`\${${name}}`)
+      return undefined
+    }
+    // The word is expanded like the rest of the command (variables, substitutions, quotes).
+    if (this.depth + 1 > MAX_NESTING) {
+      this.ctx.tooComplex = true
+      return undefined
+    }
+    const inner = new Parser(word, 0, this.depth + 1, this.ctx)
+    const values: string[] = []
+    while (inner.pos < word.length) {
+      if (word[inner.pos] === ' ' || word[inner.pos] === '\t') {
+        inner.pos += 1
+        continue
+      }
+      const before = inner.pos
+      values.push(...inner.readWord(command).map((x) => x.value))
+      if (inner.pos === before) inner.pos += 1
+    }
+    const value = values.join(' ')
+    if (name !== 'HOME' && !/^[@*1-9]$/.test(name) && kind === '=') this.ctx.vars.set(name, value.slice(0, MAX_VAR_CHARS))
+    if (value !== '') w.literal(value)
+    else w.started = true
     return undefined
   }
 
@@ -435,6 +556,7 @@ class Parser {
     const script = this.substitution(close, command)
     const raw = this.src.slice(start, Math.max(start, this.pos - 1))
     w.value += `$(${raw})`
+    w.pattern += escapePattern(`$(${raw})`)
     w.shown += `$(${script === undefined ? showLiteral(raw) : renderScript(script)})`
     w.started = true
     w.pieces += 1

@@ -1,6 +1,8 @@
 import path from 'node:path'
-import { commandCore, coreWords, embeddedScripts, interpreterReadsStdin, INTERPRETERS, readsScriptFromStdin, SHELLS } from './command-core.ts'
+import { commandCore, coreWords, embeddedScripts, interpreterCode, interpreterReadsStdin, INTERPRETERS, readsScriptFromStdin, SHELLS } from './command-core.ts'
 import { pipelineData, scriptData, wordData } from './data.ts'
+import { expandPattern, newExpandContext, type ExpandContext, type FsView } from './expand.ts'
+import { inlineCodeCommands } from './inline-code.ts'
 import { renderItems, showLiteral, type Item, type Script, type SimpleCommand } from './ast.ts'
 import { MAX_NESTING, newParseContext, parseShell, spend, type ParseContext } from './parse.ts'
 
@@ -27,12 +29,21 @@ export interface CommandViews {
 
 /** Unwrapping (sh -c inside sh -c …) stops at this depth and marks the input too complex. */
 const MAX_WALK_DEPTH = MAX_NESTING * 2
+/** Calls of shell functions followed per input. */
+const MAX_FUNCTION_CALLS = 64
 const FETCHERS = new Set(['curl', 'wget', 'http', 'https', 'xh', 'aria2c', 'lynx', 'links', 'fetch', 'nc', 'ncat', 'telnet'])
 const URL_IN_TEXT = /\b(?:https?|ftps?|wss?|file|gopher|dict|tftp|ldap):\/\/[^\s'"<>`|]+/gi
 
-export function commandViews(command: string): CommandViews {
+export interface ViewOptions {
+  /** Directory listings for glob expansion, and the working directory (default: a standard Linux root layout, no working directory). */
+  fs?: FsView | undefined
+  /** The user's home directory, for `~/…` globs. */
+  home?: string | undefined
+}
+
+export function commandViews(command: string, options: ViewOptions = {}): CommandViews {
   const ctx = newParseContext(command.length)
-  const builder = new ViewBuilder(ctx)
+  const builder = new ViewBuilder(ctx, newExpandContext(options.fs, options.home))
   builder.walk(parseShell(command, ctx), 0, true)
   let kept = ''
   let from = 0
@@ -68,8 +79,39 @@ function withEvaluatedProgram(command: SimpleCommand): SimpleCommand {
   return { ...command, items }
 }
 
+/**
+ * The command with brace and pathname expansion done (`rm -rf /{etc,usr}` →
+ * `rm -rf /etc /usr`); the same object when nothing expands.
+ */
+function expanded(command: SimpleCommand, ectx: ExpandContext): SimpleCommand {
+  if (!command.items.some((i) => (i.kind === 'word' ? i.word.pattern : i.target?.pattern) !== undefined)) return command
+  let changed = false
+  const items: Item[] = []
+  for (const item of command.items) {
+    const word = item.kind === 'word' ? item.word : item.target
+    if (word?.pattern === undefined || word.assigns !== undefined) {
+      items.push(item)
+      continue
+    }
+    const values = expandPattern(word.pattern, ectx)
+    if (values.length === 1 && values[0] === word.value) {
+      items.push(item)
+      continue
+    }
+    changed = true
+    if (item.kind === 'redirect') {
+      // A redirection target is expanded when it names one file (bash refuses an ambiguous one).
+      items.push(values.length === 1 ? { ...item, target: { value: values[0]!, shown: showLiteral(values[0]!), quoted: true } } : item)
+    } else {
+      for (const value of values) items.push({ kind: 'word', word: { value, shown: showLiteral(value), quoted: true } })
+    }
+  }
+  return changed ? { ...command, items } : command
+}
+
 class ViewBuilder {
   readonly ctx: ParseContext
+  readonly ectx: ExpandContext
   readonly lines: string[] = []
   readonly decoded: string[] = []
   readonly urls = new Set<string>()
@@ -78,8 +120,13 @@ class ViewBuilder {
   /** The directory a literal `cd /abs` (or `cd ~`) moved to earlier in the command, if known. */
   private cwd: string | undefined
 
-  constructor(ctx: ParseContext) {
+  /** Functions being expanded (a recursive function is not expanded into itself). */
+  private readonly calling = new Set<string>()
+  private calls = 0
+
+  constructor(ctx: ParseContext, ectx: ExpandContext) {
     this.ctx = ctx
+    this.ectx = ectx
   }
 
   /** `top` = the script's positions are offsets in the original command. */
@@ -89,8 +136,18 @@ class ViewBuilder {
       return
     }
     for (const pipeline of script.pipelines) {
-      const cores = pipeline.commands.map((command) => commandCore(withEvaluatedProgram(command)))
-      pipeline.commands.forEach((command, index) => this.command(command, cores, index, depth, top))
+      const commands = pipeline.commands.map((command) => expanded(command, this.ectx))
+      const cores = commands.map((command) => commandCore(withEvaluatedProgram(command)))
+      commands.forEach((command, index) => {
+        const written = pipeline.commands[index]!
+        // As written, before expansion (`rm -rf /*` names the root itself).
+        if (command !== written) {
+          const core = commandCore(withEvaluatedProgram(written))
+          this.lines.push(renderItems(written.items))
+          if (renderItems(core) !== renderItems(written.items)) this.lines.push(renderItems(core))
+        }
+        this.command(command, cores, index, depth, top)
+      })
       if (pipeline.commands.length > 1) this.lines.push(cores.map((core) => renderItems(core)).join(' | '))
     }
   }
@@ -133,7 +190,35 @@ class ViewBuilder {
       const text = embedded.text ?? (word === undefined ? undefined : wordData(word))
       if (text === undefined) continue
       if (word !== undefined && text !== word.value) this.addDecoded(text)
-      this.parseAndWalk(text, depth + 1)
+      this.parseAndWalk(text, depth + 1, embedded.positional)
+    }
+    // A shell function defined in the input: its body runs with these arguments.
+    const body = this.ctx.functions.get(name)
+    if (body !== undefined && !this.calling.has(name) && coreWords(core)[0]?.quoted !== true) {
+      // More calls than this make the input too complex (each call re-reads the body).
+      if ((this.calls += 1) > MAX_FUNCTION_CALLS) {
+        this.ctx.tooComplex = true
+        return
+      }
+      this.calling.add(name)
+      this.parseAndWalk(body, depth + 1, coreWords(core).slice(1).map((w) => w.value))
+      this.calling.delete(name)
+    }
+    // `python3 -c "…"`, `perl -e '…'`: the shell commands the code amounts to.
+    if (interpreter) {
+      const programs = interpreterCode(core).map((w) => wordData(w) ?? w.value)
+      for (const item of core) {
+        if (item.kind !== 'redirect') continue
+        if (item.heredoc !== undefined) programs.push(item.heredoc.body)
+        else if (item.op.endsWith('<<<') && item.target !== undefined) programs.push(wordData(item.target) ?? item.target.value)
+      }
+      if (index > 0 && interpreterReadsStdin(core)) {
+        const data = pipelineData(cores.slice(0, index))
+        if (data !== undefined) programs.push(data)
+      }
+      for (const program of programs) {
+        for (const equivalent of inlineCodeCommands(program)) this.parseAndWalk(equivalent, depth + 1)
+      }
     }
     // `bash <(echo … | base64 -d)`, `source <(…)`: a process substitution as the script.
     if (SHELLS.has(name) || interpreter || name === 'source' || name === '.') {
@@ -166,6 +251,7 @@ class ViewBuilder {
       const target = args[0]?.value ?? '~'
       if (target.startsWith('/') || target.startsWith('~')) this.cwd = path.posix.normalize(target)
       else this.cwd = this.cwd === undefined ? undefined : path.posix.join(this.cwd, target)
+      this.ectx.cwd = this.cwd?.startsWith('~') === true ? (this.ectx.home === undefined ? undefined : path.posix.join(this.ectx.home, this.cwd.slice(1))) : this.cwd
       return undefined
     }
     const cwd = this.cwd
@@ -187,13 +273,22 @@ class ViewBuilder {
     if (spend(this.ctx, data.length)) this.decoded.push(data)
   }
 
-  private parseAndWalk(text: string, depth: number): void {
+  /** Parses and walks a script; `positional` are its `$1`, `$2`, … when known. */
+  private parseAndWalk(text: string, depth: number, positional?: readonly string[]): void {
     if (depth > MAX_WALK_DEPTH) {
       this.ctx.tooComplex = true
       return
     }
     if (!spend(this.ctx, text.length)) return
-    this.walk(parseShell(text, this.ctx), depth, false)
+    const saved = this.ctx.positional
+    this.ctx.positional = positional
+    let script: Script
+    try {
+      script = parseShell(text, this.ctx)
+    } finally {
+      this.ctx.positional = saved
+    }
+    this.walk(script, depth, false)
   }
 
   private collectUrls(command: SimpleCommand, name: string): void {

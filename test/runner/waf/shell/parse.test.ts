@@ -19,7 +19,7 @@ describe('waf shell parser', () => {
     { src: 'x=$(printf %s `id`)', out: 'x=$(printf %s $(id))' },
     { src: `echo $'a\\tb\\x41'`, out: 'echo a bA' },
     { src: 'a "unterminated', out: 'a unterminated' },
-    { src: 'echo ${#x} ${x:-y} $((1+2))', out: 'echo ${#x} ${x:-y} $((1+2))' },
+    { src: 'echo ${#x} ${x:-y} $((1+2))', out: 'echo ${#x} y $((1+2))' },
   ])('parse - $src', ({ src, out }) => {
     expect(renderScript(parseShell(src))).toBe(out)
   })
