@@ -1,3 +1,4 @@
+import { ACCOUNT_RULES } from './defaults/accounts.ts'
 import { CREDENTIAL_RULES } from './defaults/credentials.ts'
 import { FILESYSTEM_RULES } from './defaults/filesystem.ts'
 import { PRIVILEGE_RULES } from './defaults/privilege.ts'
@@ -11,6 +12,7 @@ import type { WafRule } from './rules.ts'
 export const DEFAULT_RULES: readonly WafRule[] = Object.freeze([
   ...FILESYSTEM_RULES,
   ...PRIVILEGE_RULES,
+  ...ACCOUNT_RULES,
   ...REMOTE_ACCESS_RULES,
   ...CREDENTIAL_RULES,
   ...SYSTEM_RULES,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DEFAULT_RULES } from './default-rules.ts'
+import { backtrackingProblem } from './redos-check.ts'
 import { nestedQuantifierProblem } from './regex-safety.ts'
 
 /**
@@ -28,12 +29,14 @@ export type WafTarget = (typeof WAF_TARGETS)[number]
 export const WAF_CATEGORIES = [
   'filesystem_destruction',
   'privilege_escalation',
+  'account_change',
   'reverse_shell',
   'remote_code_execution',
   'credential_theft',
   'exfiltration',
   'resource_exhaustion',
   'security_tampering',
+  'anti_forensics',
   'crypto_mining',
   'kernel_tampering',
   'boot_tampering',
@@ -59,7 +62,7 @@ export const WafRuleSchema = z
     /** Stable identifier, reported in every match and used by `disabled_rules`. */
     id: RuleId,
     /** JavaScript regular expression source. */
-    pattern: z.string().min(1).max(4000),
+    pattern: z.string().min(1).max(8000),
     /** RegExp flags; `g` and `y` are refused because they make a RegExp stateful. */
     flags: z
       .string()
@@ -88,11 +91,30 @@ export const WafRuleSchema = z
       ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'pattern matches the empty string, so it would match every input' })
     }
     const problem = nestedQuantifierProblem(rule.pattern)
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['pattern'], message: problem })
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `WAF rule "${rule.id}": ${problem}` })
   })
 
 export type WafRule = z.output<typeof WafRuleSchema>
 export type WafRuleInput = z.input<typeof WafRuleSchema>
+
+/**
+ * A rule from the configuration file: the rule schema, plus the ReDoS checker
+ * (redos-check.ts) on its pattern, so a catastrophic-backtracking pattern is
+ * refused at start with the rule's id. A pattern identical to a default
+ * rule's (redeclaring a default to change its level) is not checked again:
+ * the defaults are held to bounded gaps and tested on adversarial input.
+ */
+export const OperatorRuleSchema = WafRuleSchema.superRefine((rule, ctx) => {
+  if (DEFAULT_RULES.some((d) => d.pattern === rule.pattern && d.flags === rule.flags)) return
+  let problem: string | undefined
+  try {
+    new RegExp(rule.pattern, rule.flags)
+  } catch {
+    return // reported by WafRuleSchema
+  }
+  problem = backtrackingProblem(rule.pattern, rule.flags)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `WAF rule "${rule.id}": the pattern ${problem}` })
+})
 
 /**
  * The `waf` section of the configuration file: extra rules (a rule whose id
@@ -102,7 +124,7 @@ export type WafRuleInput = z.input<typeof WafRuleSchema>
 export const WafConfigSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
-    rules: z.array(WafRuleSchema).default([]),
+    rules: z.array(OperatorRuleSchema).default([]),
     disabled_rules: z.array(RuleId).default([]),
   })
   .superRefine((config, ctx) => {

@@ -60,6 +60,23 @@ export const CREDENTIAL_RULES: WafRule[] = [
     applies_to: ['command'],
   }),
   rule({
+    id: 'cred.helper-dump',
+    pattern: String.raw`^(?:git credential(?:-store|-cache)? (?:fill|get)|docker-credential-[\w-]{1,32} (?:get|list)|secret-tool (?:lookup|search)|gnome-keyring-dump|kwallet-query\b[^\n]{0,100}? (?:-r|--read-password)|aws ecr get-login-password|gh auth token|vault (?:read|kv get)\b[^\n]{0,200}? (?:-field[ =])?(?:secret|token|password))${END}`,
+    flags: 'm',
+    category: 'credential_theft',
+    description: 'prints a stored credential from a credential helper or keyring (git, docker, the desktop keyring, gh)',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'cred.print-tokens',
+    pattern: String.raw`^(?:kubectl config view\b[^\n]{0,100}? --raw|gcloud auth (?:application-default )?print-(?:access|identity)-token|az account get-access-token|npm token list|doctl auth token)${END}`,
+    flags: 'm',
+    level: 'warn',
+    category: 'credential_theft',
+    description: 'prints a cloud, cluster or registry token; allowed (calling an API with it is work) but reported',
+    applies_to: ['command'],
+  }),
+  rule({
     id: 'cred.cloud-metadata',
     pattern: METADATA,
     flags: 'i',

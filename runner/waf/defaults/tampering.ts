@@ -9,7 +9,13 @@ import { DISK, END, HOME, rule, writes } from './fragments.ts'
  */
 const SECURITY_SERVICE = String.raw`(?:firewalld|ufw|iptables|ip6tables|nftables|netfilter-persistent|apparmor|auditd|falco|falco-modern-bpf|osqueryd|wazuh-agent|ossec|falcon-sensor|crowdstrike|clamav-daemon|clamav-freshclam|clamd|sysdig|tetragon|fail2ban|rsyslog|syslog|syslog-ng|systemd-journald|aide|tripwire|selinux)(?:\.service)?`
 const LOGS = String.raw`/var/log(?:/(?:auth\.log|syslog|secure|messages|kern\.log|audit(?:/\S{0,64})?|wtmp|btmp|lastlog|faillog|journal(?:/\S{0,128})?|\*))?/?`
-const PERSISTENCE_FILES = String.raw`(?:${HOME}/\.ssh/authorized_keys2?|/etc/ssh/sshd_config(?:\.d/[\w.-]{1,64})?|/etc/crontab|/etc/cron\.(?:d|hourly|daily|weekly|monthly|allow|deny)(?:/[\w.-]{0,64})?|/var/spool/cron(?:/[\w.-]{1,64}){0,2}|/etc/rc\.local|/etc/init\.d/[\w.-]{1,64}|/etc/profile(?:\.d/[\w.-]{0,64})?|/etc/bash\.bashrc|/etc/zsh/zshrc|/etc/environment|/etc/ld\.so\.preload|/etc/ld\.so\.conf(?:\.d/[\w.-]{0,64})?|/etc/systemd/system/[\w.@-]{1,128}(?:\.d/[\w.-]{1,64})?|/(?:usr/)?lib/systemd/system/[\w.@-]{1,128}|/etc/update-motd\.d/[\w.-]{1,64}|/etc/xdg/autostart/[\w.-]{1,64})`
+const PERSISTENCE_FILES = String.raw`(?:${HOME}/\.ssh/authorized_keys2?|/etc/ssh/sshd_config(?:\.d/[\w.-]{1,64})?|/etc/crontab|/etc/cron\.(?:d|hourly|daily|weekly|monthly|allow|deny)(?:/[\w.-]{0,64})?|/var/spool/cron(?:/[\w.-]{1,64}){0,2}|/etc/rc\.local|/etc/init\.d/[\w.-]{1,64}|/etc/profile(?:\.d/[\w.-]{0,64})?|/etc/bash\.bashrc|/etc/zsh/zshrc|/etc/environment|/etc/ld\.so\.preload|/etc/ld\.so\.conf(?:\.d/[\w.-]{0,64})?|/etc/systemd/system/[\w.@-]{1,128}(?:\.d/[\w.-]{1,64})?|/(?:usr/)?lib/systemd/system/[\w.@-]{1,128}|/etc/update-motd\.d/[\w.-]{1,64}|/etc/xdg/autostart/[\w.-]{1,64}|${HOME}/(?:\.ssh/(?:rc|environment)|\.config/(?:systemd/user/[\w.@-]{1,128}(?:\.d/[\w.-]{1,64})?|autostart/[\w.-]{1,64})|\.local/share/systemd/user/[\w.@-]{1,128}|Library/Launch(?:Agents|Daemons)/[\w.-]{1,128})|/etc/ssh/sshrc|/Library/Launch(?:Agents|Daemons)/[\w.-]{1,128}|/etc/gitconfig)`
+/** The user's shell startup files: they run in every later shell of the user. */
+const SHELL_RC = String.raw`${HOME}/\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|config/fish/config\.fish|config/fish/conf\.d/[\w.-]{1,64})`
+/** What turns a line in a startup file into a way back in or a trap: downloads, network shells, hidden or background code, hijacked commands. */
+const RC_PAYLOAD = String.raw`(?:\b(?:curl|wget|nc|ncat|netcat|socat|telnet|base64|xxd|openssl|nohup|setsid|disown|crontab|python[\d.]{0,4} -c|perl -e|ruby -e|node -e)\b|/dev/tcp/|\b(?:ba)?sh -i\b|\balias (?:sudo|su|ssh|git|ls|cd|doas|passwd)=|\bPROMPT_COMMAND=|\bLD_PRELOAD=|\bLD_LIBRARY_PATH=|\btrap\b|\beval\b|\$\(|&(?: |$))`
+/** Shell history files. */
+const HISTORY_FILE = String.raw`(?:\S{0,128}/)?\.(?:bash_history|zsh_history|zhistory|sh_history|ash_history|history|python_history|psql_history|mysql_history|node_repl_history|sqlite_history|lesshst|viminfo)`
 /** Claude Code settings: they can add hooks and permissions or disable hooks — including the WAF's own. */
 const CLI_SETTINGS = String.raw`(?:(?:[\w.~/-]{0,256}/)?\.claude/settings(?:\.local)?\.json|${HOME}/\.claude\.json|/etc/claude-code/\S{1,64})`
 
@@ -46,10 +52,50 @@ export const TAMPERING_RULES: WafRule[] = [
     applies_to: ['command_text'],
   }),
   rule({
+    id: 'forensics.history-file',
+    pattern: String.raw`^(?:rm|shred|truncate|unlink|srm|wipe)\b[^\n]{0,300}? ${HISTORY_FILE}${END}|(?:^| )[\d&]?>\|? ${HISTORY_FILE}${END}|^(?:ln|cp|mv)\b[^\n]{0,100}? /dev/null ${HISTORY_FILE}${END}`,
+    flags: 'm',
+    category: 'anti_forensics',
+    description: 'deletes, empties or redirects the user’s shell history file: destroys the record of what was run',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'forensics.kernel-log',
+    pattern: String.raw`^dmesg\b[^\n]{0,60}? (?:-[a-zA-Z]{0,4}[cC][a-zA-Z]{0,4}|--clear|--read-clear)${END}`,
+    flags: 'm',
+    category: 'anti_forensics',
+    description: 'clears the kernel ring buffer (dmesg -c / -C)',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'forensics.find-logs',
+    pattern: String.raw`^find(?: -[HLPE]){0,3} /var/(?:log|audit|adm)\S{0,64}[^\n]{0,300}? (?:-delete|-exec(?:dir)? (?:rm|shred|truncate|unlink|srm))${END}`,
+    flags: 'm',
+    category: 'anti_forensics',
+    description: 'deletes or truncates log files across /var/log',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'forensics.login-records',
+    pattern: String.raw`^(?:lastlog\b[^\n]{0,60}? (?:-C|--clear)|faillog\b[^\n]{0,60}? (?:-r|--reset)|utmpdump\b[^\n]{0,100}? (?:-r|--reverse)|pam_tally2?\b[^\n]{0,60}? (?:-r|--reset)|faillock\b[^\n]{0,60}? --reset)${END}`,
+    flags: 'm',
+    category: 'anti_forensics',
+    description: 'clears or rewrites login and failed-login records',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'forensics.timestomp',
+    pattern: String.raw`^touch\b(?=[^\n]{0,200}? (?:-[a-zA-Z]{0,4}[dtr]|--date|--reference)(?:[ =]|$))[^\n]{0,300}? /(?:etc|usr|bin|sbin|lib\w{0,3}|boot|var/log|root)/\S`,
+    flags: 'm',
+    category: 'anti_forensics',
+    description: 'back-dates a system file (touch -d / -r): hides when it was changed',
+    applies_to: ['command'],
+  }),
+  rule({
     id: 'sec.wipe-logs',
     pattern: String.raw`^(?:rm|shred|truncate|unlink|srm|wipe)\b[^\n]{0,300}? ${LOGS}${END}|(?:^| )[\d&]?>[>|]? ${LOGS}${END}|^(?:tee|dd|cp|ln)\b[^\n]{0,300}?(?: |of=)${LOGS}${END}|^journalctl\b[^\n]{0,100}? --vacuum-(?:time|size|files)\b`,
     flags: 'm',
-    category: 'security_tampering',
+    category: 'anti_forensics',
     description: 'deletes or truncates system and audit logs: the audit trail of the machine',
     applies_to: ['command'],
   }),
@@ -57,7 +103,7 @@ export const TAMPERING_RULES: WafRule[] = [
     id: 'sec.shell-history',
     pattern: String.raw`\bhistory -c\b|\bunset (?:[\w ]{0,40} )?HISTFILE\b|\bHISTFILE=/dev/null\b|\bHISTSIZE=0\b|\bset \+o history\b|/dev/null [^\n]{0,20}?\.(?:bash|zsh)_history\b|> ?\S{0,64}\.(?:bash|zsh)_history\b`,
     level: 'warn',
-    category: 'security_tampering',
+    category: 'anti_forensics',
     description: 'clears or disables shell history (no effect on the WAF’s record, but a sign of hiding tracks)',
     applies_to: ['command_text'],
   }),
@@ -89,6 +135,55 @@ export const TAMPERING_RULES: WafRule[] = [
     pattern: String.raw`^${PERSISTENCE_FILES}$`,
     category: 'persistence',
     description: 'a tool installs a way back in or a program that outlives the session (authorized_keys, cron, services, profile, ld.so.preload)',
+    applies_to: ['write_path'],
+  }),
+  rule({
+    id: 'persist.shell-rc',
+    pattern: String.raw`^(?:echo|printf|cat|tee)\b(?=[^\n]{0,400}?(?: [\d&]?>>?\|? | )${SHELL_RC}${END})(?=[^\n]{0,400}?${RC_PAYLOAD})|^(?:echo|printf|cat)\b[^\n]{0,400}?${RC_PAYLOAD}[^\n]{0,400}? \| tee(?: -a| --append)? ${SHELL_RC}${END}|^(?:cp|mv|ln|install|rsync|scp|curl|wget)\b[^\n]{0,300} (?:-o |-O |--output[ =])?${SHELL_RC}$`,
+    flags: 'm',
+    category: 'persistence',
+    description: 'puts a download, a network shell, background or hidden code, or a hijacked command into a shell startup file (or replaces the file): it runs in every later shell of the user',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'persist.shell-rc-path',
+    pattern: String.raw`^${SHELL_RC}$`,
+    level: 'warn',
+    category: 'persistence',
+    description: 'a tool writes a shell startup file of the user; allowed (adding to PATH is common) but reported, since whatever it holds runs in every later shell',
+    applies_to: ['write_path'],
+  }),
+  rule({
+    id: 'persist.scheduler',
+    pattern: String.raw`^(?:at|batch)(?: -[a-zA-Z]{1,4}(?: \S+)?){0,3} (?:now|noon|midnight|teatime|tomorrow|\d{1,2}(?::\d{2})?(?:am|pm)?|\+)|\| (?:at|batch)\b(?! -[lrd]${END})|^systemd-run\b[^\n]{0,200}? (?:--on-(?:calendar|active|boot|startup|unit-active|unit-inactive)|--user|--unit|--scope|-p|--property|--remain-after-exit)\b|^loginctl enable-linger\b|^systemctl --user (?:enable|link|add-wants|add-requires|edit)\b|^launchctl (?:load|bootstrap|enable|submit)\b|^schtasks\b[^\n]{0,60}? /create\b`,
+    flags: 'mi',
+    category: 'persistence',
+    description: 'schedules a job or installs a user service that runs after the session ends (at, systemd-run timers, user units, lingering, launchd)',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'persist.git-hooks-config',
+    pattern: String.raw`^git\b[^\n]{0,100}? config\b(?=[^\n]{0,200}? --(?:global|system)${END})[^\n]{0,200}? (?:core\.(?:hooksPath|fsmonitor|sshCommand|pager|editor|askPass|gitProxy)|init\.templateDir|sequence\.editor|diff\.external|credential\.helper !)(?:[ =]|$)|^git\b[^\n]{0,100}? config\b[^\n]{0,200}? core\.hooksPath[ =](?:/|~|\.\./|\$)|^git\b[^\n]{0,200}? (?:config\b[^\n]{0,200}? core\.fsmonitor |-c core\.fsmonitor=)(?!(?:true|false|yes|no|on|off|0|1)${END})\S|^git\b[^\n]{0,100}? -c (?:core\.hooksPath=(?:/|~|\.\./)|core\.sshCommand=|core\.pager=|credential\.helper=!)`,
+    flags: 'm',
+    category: 'persistence',
+    description: 'points git at hooks or helper commands outside the repository, or globally (core.hooksPath, core.fsmonitor, init.templateDir…): code that runs in every later git command of the user',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'persist.git-hook-file',
+    pattern: writes(String.raw`(?:[\w.~/-]{0,256}/)?\.git/hooks/[\w.-]{1,64}`),
+    flags: 'm',
+    level: 'warn',
+    category: 'persistence',
+    description: 'writes a git hook: it runs on later git commands, also the user’s own outside the session; allowed (setting up hooks is work) but reported',
+    applies_to: ['command'],
+  }),
+  rule({
+    id: 'persist.git-hook-file-path',
+    pattern: String.raw`(?:^|/)\.git/hooks/[\w.-]{1,64}$`,
+    level: 'warn',
+    category: 'persistence',
+    description: 'a tool writes a git hook: it runs on later git commands, also the user’s own outside the session; allowed but reported',
     applies_to: ['write_path'],
   }),
   rule({
