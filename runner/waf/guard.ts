@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Logger } from 'pino'
 import type { EventOf } from '../../contract/mod.ts'
 import type { PreToolHook } from '../engine/engine.ts'
+import { hostFsView } from './fs-view.ts'
 import { HOOK_CLI_TIMEOUT_S, WAF_SOCKET_VAR, type HookReply, type HookRequest } from './hook-protocol.ts'
 import { WafHookServer } from './hook-server.ts'
 import { blockReason, compileRules, inspect, inspectToolCall, type CompiledRules, type InspectOptions, type InspectResult, type WafMatch } from './matcher.ts'
@@ -93,7 +94,7 @@ export class RunnerWaf {
   }
 
   #checkPrompt(sessionId: string, prompt: string): ErrorDraft | undefined {
-    const result = inspect(prompt, 'prompt', this.#rules, this.#inspectOptions)
+    const result = inspect(prompt, 'prompt', this.#rules, { ...this.#inspectOptions, fs: hostFsView(undefined) })
     this.#logWarnings(result, sessionId, 'prompt')
     const match = firstBlock(result)
     if (!match) return undefined
@@ -129,7 +130,8 @@ export class RunnerWaf {
       return { decision: 'deny', reason: 'The agent runtime does not know this CLI process (its session ended or moved), so its tool calls are denied.' }
     }
     const { sessionId } = entry
-    const result = inspectToolCall(request.tool_name, request.tool_input, this.#rules, this.#inspectOptions)
+    // Globs in a command are expanded against the real filesystem, from the CLI's working directory.
+    const result = inspectToolCall(request.tool_name, request.tool_input, this.#rules, { ...this.#inspectOptions, fs: hostFsView(request.cwd) })
     this.#logWarnings(result, sessionId, request.tool_name)
     const match = firstBlock(result)
     if (!match) return { decision: 'allow' }
