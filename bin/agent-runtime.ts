@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
   const log = createLogger(config.log.level, config.namespace, secretsOf(config, process.env))
   let service
   try {
-    service = await startService(mode, config, log)
+    service = await startService(mode, config, log, { configFile: values.config })
   } catch (err) {
     log.error({ err }, 'agent runtime failed to start')
     return 1

@@ -3,6 +3,7 @@ import { ChatConfigSchema } from '../gateway/chat/config.ts'
 import { OtelConfigSchema, RunnerHttpPort } from '../observability/config.ts'
 import { ControllerConfigSchema } from '../controller/config.ts'
 import { WafConfigSchema } from '../runner/waf/rules.ts'
+import { EngineNetworkSchema, HostPortSchema, SandboxConfigSchema } from '../runner/sandbox-exec/config.ts'
 import { AuthConfigSchema } from '../gateway/auth/config.ts'
 import { LimitsConfigSchema } from '../gateway/limits/config.ts'
 import { ServerTimingShape } from '../service/server-config.ts'
@@ -42,6 +43,10 @@ export const ConfigSchema = z.strictObject({
       idle_timeout: Duration('30m'),
       /** Time between SIGTERM and SIGKILL when a session is stopped. */
       stop_grace: Duration('3s'),
+      /** What a sandboxed CLI may connect to: nothing, its model API (+ network_allow), or anything. */
+      network: EngineNetworkSchema.default('allowlist'),
+      /** More `host:port` a sandboxed CLI may reach with `network: allowlist`. */
+      network_allow: z.array(HostPortSchema).default([]),
     })
     .prefault({}),
   session: z
@@ -122,6 +127,8 @@ export const ConfigSchema = z.strictObject({
   controller: ControllerConfigSchema.prefault({}),
   /** The WAF on prompts and tool calls (runner/waf/README.md). */
   waf: WafConfigSchema.prefault({}),
+  /** The kernel sandbox around each session's agent CLI (runner/sandbox-exec/). */
+  sandbox: SandboxConfigSchema.prefault({}),
   /** OpenTelemetry traces (observability/config.ts); off unless `endpoint` is set. */
   otel: OtelConfigSchema.prefault({}),
 })

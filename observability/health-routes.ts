@@ -20,7 +20,7 @@ const Checks = {
 
 const ReadyBody = {
   type: 'object',
-  properties: { status: { type: 'string', enum: ['ready', 'not_ready', 'draining'] }, checks: Checks },
+  properties: { status: { type: 'string', enum: ['ready', 'not_ready', 'draining'] }, checks: Checks, sandbox: { type: 'string', enum: ['bwrap', 'none'] } },
   required: ['status', 'checks'],
 } as const
 
@@ -29,8 +29,9 @@ const ReadyBody = {
  * or the runner's own:
  * - GET /health → 200 `{status: "healthy", version, uptime}` while the process serves;
  * - GET /health/live → 200 `{status: "alive"}` while the process serves;
- * - GET /health/ready → `{status, checks: {engine, pool}}`: 200 when both
+ * - GET /health/ready → `{status, checks: {engine, pool}, sandbox?}`: 200 when both
  *   checks pass, 503 when one fails (`not_ready`) or the service drains (`draining`);
+ *   `sandbox` (`bwrap` | `none`) where sessions run in this process;
  * - GET /metrics → the Prometheus text format.
  */
 export function registerHealthRoutes(app: FastifyInstance, options: HealthRoutesOptions): void {
@@ -64,7 +65,7 @@ export function registerHealthRoutes(app: FastifyInstance, options: HealthRoutes
   app.get('/health/ready', { schema: { response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
     const state = await readiness.state()
     reply.header('cache-control', 'no-store')
-    return reply.code(state.ready ? 200 : 503).send({ status: state.status, checks: state.checks })
+    return reply.code(state.ready ? 200 : 503).send({ status: state.status, checks: state.checks, ...(state.sandbox !== undefined && { sandbox: state.sandbox }) })
   })
   app.get('/metrics', async (_request, reply) => {
     reply.header('cache-control', 'no-store').type(metrics.contentType)

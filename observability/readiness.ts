@@ -16,6 +16,8 @@ export interface ReadinessState {
   ready: boolean
   status: 'ready' | 'not_ready' | 'draining'
   checks: ReadinessChecks
+  /** The session sandbox in force where sessions run in this process (dev, runner): `none` says sessions are not confined. */
+  sandbox?: 'bwrap' | 'none'
 }
 
 /** Longest wait for a runner's answer to the readiness ping (probes time out after ~1 s by default). */
@@ -66,6 +68,8 @@ export interface ReadinessOptions {
   /** How long a failing result is reused (short: recovery shows soon). */
   failTtlMs?: number
   now?: () => number
+  /** The session sandbox in force, once known (dev and runner modes). */
+  sandbox?: (() => 'bwrap' | 'none' | undefined) | undefined
 }
 
 /**
@@ -79,6 +83,7 @@ export class Readiness {
   readonly #okTtlMs: number
   readonly #failTtlMs: number
   readonly #now: () => number
+  readonly #sandbox: () => 'bwrap' | 'none' | undefined
   #last: { checks: ReadinessChecks; at: number } | undefined
   #inFlight: Promise<ReadinessChecks> | undefined
 
@@ -88,14 +93,17 @@ export class Readiness {
     this.#okTtlMs = options.okTtlMs ?? 5_000
     this.#failTtlMs = options.failTtlMs ?? 1_000
     this.#now = options.now ?? Date.now
+    this.#sandbox = options.sandbox ?? (() => undefined)
   }
 
   async state(): Promise<ReadinessState> {
+    const sandbox = this.#sandbox()
+    const extra = sandbox === undefined ? {} : { sandbox }
     // Draining answers at once, with the last checks known: no new ping.
-    if (this.#draining()) return { ready: false, status: 'draining', checks: this.#last?.checks ?? { engine: false, pool: false } }
+    if (this.#draining()) return { ready: false, status: 'draining', checks: this.#last?.checks ?? { engine: false, pool: false }, ...extra }
     const checks = await this.#checks()
     const ready = checks.engine && checks.pool
-    return { ready, status: ready ? 'ready' : 'not_ready', checks }
+    return { ready, status: ready ? 'ready' : 'not_ready', checks, ...extra }
   }
 
   #checks(): Promise<ReadinessChecks> {

@@ -37,6 +37,8 @@ export interface Observability {
   readonly tracing: Tracing | undefined
   /** Runner: the engine, counting sessions as their CLI processes start and exit. */
   meterEngine(engine: Engine): Engine
+  /** Runner (dev, runner modes): the session sandbox in force, shown on /health/ready. */
+  reportSandbox(mode: 'bwrap' | 'none'): void
   /** Runner: the hooks it calls for each command and event. */
   readonly runnerObserver: RunnerObserver
   /** Runner WAF: its `onBlock` listener (runner/waf/guard.ts); counts the block and records its span. */
@@ -60,6 +62,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const runnerObserver = createRunnerObserver({ metrics, spans, log: log.child({ component: 'runner' }) })
   let engine: Engine | undefined
   let readiness: Readiness | undefined
+  let sandbox: 'bwrap' | 'none' | undefined
   const readinessFor = () =>
     (readiness ??= new Readiness(
       mode === 'runner'
@@ -67,7 +70,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
           ? runnerReadiness(engine, bus)
           : async () => ({ engine: false, pool: false })
         : busReadiness(bus, config.nats.prefix),
-      { draining: options.draining },
+      { draining: options.draining, sandbox: () => sandbox },
     ))
   const routes = { metrics, version: SERVICE_VERSION, startedAt }
   let runnerHttp: { close(): Promise<void> } | undefined
@@ -78,6 +81,9 @@ export async function startObservability(options: ObservabilityOptions): Promise
     meterEngine(inner) {
       engine = inner
       return meterEngine(inner, metrics)
+    },
+    reportSandbox(mode) {
+      sandbox = mode
     },
     runnerObserver,
     onWafBlock(match, sessionId, tool) {

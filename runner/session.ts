@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import path from 'node:path'
 import type { Logger } from 'pino'
 import {
   addStats,
@@ -17,6 +18,8 @@ import { cliSessionId, type MarkerStore, type SessionMarker } from './cli-sessio
 import { expired, pastDeadline } from './deadline.ts'
 import type { Engine, EngineOutput, EngineProcess, TurnResult } from './engine/engine.ts'
 import { buildEnv } from './process/env.ts'
+import { unsandboxed, type SessionSandbox } from './sandbox-exec/mod.ts'
+import { WAF_SOCKET_VAR } from './waf/hook-protocol.ts'
 import type { ProcessGuard } from './process/guardian.ts'
 import type { SessionWaf } from './waf/guard.ts'
 import { killProcessGroup, terminateSession } from './process/terminate.ts'
@@ -36,6 +39,8 @@ export interface SessionSettings {
   idleTimeoutMs: number
   stopGraceMs: number
   engineEnv: Record<string, string>
+  /** The kernel sandbox each CLI starts in (runner/sandbox-exec); none: the CLI runs as it is, with the environment allowlist only. */
+  sandbox?: SessionSandbox | undefined
 }
 
 export interface SessionDeps {
@@ -297,12 +302,21 @@ export class Session {
     if (!resume) this.#conversationInstructions = instructions
     // A denied tool call is reported on the turn running then; the agent goes on.
     const waf = await this.#deps.waf?.attach(tag, (draft) => (this.#turn ? this.#emitTurn(this.#turn, draft) : this.#deps.emit(draft)))
+    const env = buildEnv(process.env, { ...settings.engineEnv, ...waf?.env }, tag)
+    // The WAF hook runs inside the sandbox: its socket's directory is bound there read-only.
+    const wafSocket = waf?.env[WAF_SOCKET_VAR]
+    const sandbox = settings.sandbox
+    const launch = await (sandbox ? sandbox.prepare({ key: this.#cliSessionId, workDir: this.#workDir!, env, readOnly: wafSocket ? [path.dirname(wafSocket)] : [] }) : Promise.resolve(unsandboxed(env))).catch((err: unknown) => {
+      waf?.detach()
+      throw err instanceof ServiceError ? err : new ServiceError('ENGINE_START_FAILED', `cannot prepare the session sandbox: ${(err as Error).message}`, { cause: err })
+    })
     const engineProcess = await engine.start(
       {
         cwd: this.#workDir!,
         cliSessionId: this.#cliSessionId,
         resume,
-        env: buildEnv(process.env, { ...settings.engineEnv, ...waf?.env }, tag),
+        env: launch.env,
+        wrap: launch.wrap,
         preToolHook: waf?.preToolHook,
         ...(!resume && instructions !== undefined && { appendSystemPrompt: instructions }),
       },
@@ -316,6 +330,7 @@ export class Session {
       },
     ).catch((err: unknown) => {
       waf?.detach()
+      void launch.dispose()
       throw err
     })
     const running: RunningProcess = {
@@ -330,9 +345,10 @@ export class Session {
     }
     this.#process = running
     this.#deps.guard?.watch(tag)
-    log.info({ session_id: this.id, pid: engineProcess.pid, resume }, 'agent CLI started')
+    log.info({ session_id: this.id, pid: engineProcess.pid, resume, sandbox: launch.mode }, 'agent CLI started')
     void engineProcess.exited.then((exit) => {
       waf?.detach()
+      void launch.dispose()
       this.#onExit(running, exit.code, exit.signal)
     })
     return running

@@ -9,6 +9,7 @@ import { startControllerService } from '../controller/service.ts'
 import { buildGateway } from '../gateway/server.ts'
 import { startObservability } from '../observability/mod.ts'
 import { createEngine, Runner, type SessionSettings } from '../runner/mod.ts'
+import { SessionSandbox } from '../runner/sandbox-exec/mod.ts'
 import { openState, type State } from '../state/mod.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { securityOptions } from './server-config.ts'
@@ -36,8 +37,14 @@ export interface Service {
   shutdown?(signal?: AbortSignal): Promise<boolean>
 }
 
+/** What the service knows beside its config. */
+export interface StartOptions {
+  /** The config file it was started with: hidden from every session. */
+  configFile?: string | undefined
+}
+
 /** Starts the parts of `mode`: dev = gateway + runner on an in-process bus; gateway or runner alone over NATS. */
-export async function startService(mode: Mode, config: Config, log: Logger): Promise<Service> {
+export async function startService(mode: Mode, config: Config, log: Logger, options: StartOptions = {}): Promise<Service> {
   const bus: Bus =
     mode === 'dev'
       ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
@@ -51,6 +58,9 @@ export async function startService(mode: Mode, config: Config, log: Logger): Pro
   try {
     state = await openState(bus, config, log.child({ component: 'state' }))
     if (mode !== 'gateway') {
+      const settings = sessionSettings(config, { ...options, log: log.child({ component: 'sandbox' }) })
+      await startSandbox(settings.sandbox!, config, log)
+      observability.reportSandbox(settings.sandbox!.mode ?? 'none')
       runner = new Runner({
         bus,
         engine: observability.meterEngine(createEngine(config.engine)),
@@ -60,7 +70,7 @@ export async function startService(mode: Mode, config: Config, log: Logger): Pro
         leaseTtlMs: config.state.lease_ttl,
         subjectPrefix: config.nats.prefix,
         markerDir: path.resolve(config.session.marker_dir),
-        settings: sessionSettings(config),
+        settings,
         log: log.child({ component: 'runner' }),
         waf: config.waf,
         onWafBlock: observability.onWafBlock,
@@ -105,7 +115,7 @@ export async function startService(mode: Mode, config: Config, log: Logger): Pro
   }
 }
 
-export function sessionSettings(config: Config): SessionSettings {
+export function sessionSettings(config: Config, options: StartOptions & { log?: Logger } = {}): SessionSettings {
   const engineEnv = { ...config.engine.env }
   // As root the CLI refuses bypassPermissions unless it is told it runs in a sandbox.
   if (config.engine.permission_mode === 'bypassPermissions' && engineEnv.IS_SANDBOX === undefined) engineEnv.IS_SANDBOX = '1'
@@ -117,7 +127,40 @@ export function sessionSettings(config: Config): SessionSettings {
     idleTimeoutMs: config.engine.idle_timeout,
     stopGraceMs: config.engine.stop_grace,
     engineEnv,
+    sandbox: new SessionSandbox(
+      {
+        mode: config.sandbox.mode,
+        command: config.sandbox.command,
+        stateDir: path.resolve(config.sandbox.state_dir),
+        hide: [config.session.work_dir, config.session.marker_dir, options.configFile, config.nats.creds_file, ...config.sandbox.hide]
+          .filter((p): p is string => p !== undefined)
+          .map((p) => path.resolve(p)),
+        network: config.engine.network,
+        networkAllow: config.engine.network_allow,
+        engineEnv,
+        engineCommand: config.engine.command,
+        engineArgs: config.engine.args,
+      },
+      options.log,
+    ),
   }
+}
+
+/** Decides the sandbox once, at start: `bwrap` that cannot work fails the start; `auto` without bwrap runs unconfined, and says so loudly. */
+async function startSandbox(sandbox: SessionSandbox, config: Config, log: Logger): Promise<void> {
+  const resolved = await sandbox.resolve()
+  if (resolved.mode === 'bwrap') {
+    log.info({ sandbox: 'bwrap', network: config.engine.network }, 'sessions run in a bubblewrap sandbox')
+    return
+  }
+  if (config.sandbox.mode === 'none') {
+    log.warn({ sandbox: 'none' }, 'SECURITY WARNING: sandbox.mode is none: agent CLIs run unconfined, with the service user\'s access to files, processes and the network')
+    return
+  }
+  log.warn(
+    { sandbox: 'none', reason: resolved.reason },
+    `SECURITY WARNING: no session sandbox (sandbox.mode auto, bubblewrap unusable: ${resolved.reason}). Agent CLIs run unconfined: a session can read other sessions, the service's files and reach its ports. Install bubblewrap (apt-get install bubblewrap) or set sandbox.mode: none to accept this.`,
+  )
 }
 
 /**

@@ -48,6 +48,8 @@ export interface EngineStartOptions {
   env: Record<string, string>
   /** A command the CLI must run before every tool call, which may deny the call (the WAF's hook). */
   preToolHook?: PreToolHook | undefined
+  /** Turns the CLI's command line into the one that starts it (the session sandbox); none: run it as it is. */
+  wrap?: ((command: string, args: readonly string[]) => { command: string; args: string[]; cwd?: string }) | undefined
 }
 
 /** A shell command the CLI runs before each tool call, with the call on stdin. */

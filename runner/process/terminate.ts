@@ -44,13 +44,20 @@ export function killProcessGroup(pid: number): void {
 }
 
 function signalAll(rows: readonly ProcessInfo[], signal: NodeJS.Signals): void {
-  const groups = new Set(rows.map((row) => row.pgid))
+  // A session sandbox's bwrap would answer SIGTERM by dying, and its death SIGKILLs everything
+  // inside: it gets only the SIGKILL, so the processes inside get their grace period first.
+  const targets = signal === 'SIGKILL' ? rows : rows.filter((row) => row.name !== SANDBOX_LAUNCHER)
+  const launcherGroups = new Set(rows.filter((row) => row.name === SANDBOX_LAUNCHER && row.pid === row.pgid).map((row) => row.pgid))
+  const groups = new Set(targets.map((row) => row.pgid))
   for (const pgid of groups) {
     // Never signal the service's own group, even if a row somehow points at it.
-    if (pgid > 1 && pgid !== OWN_PGID) trySignal(-pgid, signal)
+    if (pgid > 1 && pgid !== OWN_PGID && (signal === 'SIGKILL' || !launcherGroups.has(pgid))) trySignal(-pgid, signal)
   }
-  for (const row of rows) trySignal(row.pid, signal)
+  for (const row of targets) trySignal(row.pid, signal)
 }
+
+/** The command name of the sandbox launcher (runner/sandbox-exec). */
+const SANDBOX_LAUNCHER = 'bwrap'
 
 function trySignal(target: number, signal: NodeJS.Signals): void {
   try {

@@ -7,6 +7,8 @@ export interface ProcessInfo {
   pid: number
   ppid: number
   pgid: number
+  /** The command name (`comm`, at most 15 bytes). */
+  name?: string
   /** `R`, `S`, `Z` (zombie), … */
   state: string
   /** The value of the scan's tag variable in the process's environment, when it has one. */
@@ -29,7 +31,8 @@ export function parseStat(text: string): ProcessInfo | undefined {
   const ppid = Number(fields[1])
   const pgid = Number(fields[2])
   if (!state || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined
-  return { pid, ppid, pgid, state }
+  const open = text.indexOf('(')
+  return { pid, ppid, pgid, state, ...(open >= 0 && open < close && { name: text.slice(open + 1, close) }) }
 }
 
 /** The value of `name` in a NUL-separated environment block, if it is set. */

@@ -159,7 +159,8 @@ function takeLock(): void {
       try {
         holder = Number(fs.readFileSync(lockPath, 'utf8'))
       } catch {}
-      if (pidAlive(holder)) refuse(`Session ID ${sessionId} is already in use.`)
+      // In a PID namespace a stale lock can name our own pid (every sandboxed CLI is pid 2 there).
+      if (holder !== process.pid && pidAlive(holder)) refuse(`Session ID ${sessionId} is already in use.`)
       fs.rmSync(lockPath, { force: true })
     }
   }

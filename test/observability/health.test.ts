@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { SERVICE_VERSION } from '../../service/version.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
+import { bwrapWorks } from '../fixtures/escape-corpus.ts'
+
+/** The session sandbox that `sandbox.mode: auto` gives on this machine. */
+const SANDBOX = bwrapWorks ? 'bwrap' : 'none'
 
 /** GET /health, /health/live and /health/ready through the running service (dev mode, fake CLI). */
 describe('health', () => {
@@ -24,12 +28,12 @@ describe('health', () => {
 
   it('ready - 200 with engine and pool true when the runner is up and its CLI answers --version', async () => {
     stack = await startStack()
-    expect(await get('/health/ready')).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true } } })
+    expect(await get('/health/ready')).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true }, sandbox: SANDBOX } })
   })
 
   it('ready - 503 with engine false when the configured CLI cannot be found; the process stays live', async () => {
     stack = await startStack({ engine: { command: '/nonexistent/claude', args: [] } })
-    expect(await get('/health/ready')).toEqual({ status: 503, body: { status: 'not_ready', checks: { engine: false, pool: true } } })
+    expect(await get('/health/ready')).toEqual({ status: 503, body: { status: 'not_ready', checks: { engine: false, pool: true }, sandbox: SANDBOX } })
     expect((await get('/health/live')).status).toBe(200)
     expect((await get('/health')).status).toBe(200)
   })
@@ -38,7 +42,7 @@ describe('health', () => {
     stack = await startStack()
     expect((await get('/health/ready')).status).toBe(200)
     stack.service.lifecycle!.drain()
-    expect(await get('/health/ready')).toEqual({ status: 503, body: { status: 'draining', checks: { engine: true, pool: true } } })
+    expect(await get('/health/ready')).toEqual({ status: 503, body: { status: 'draining', checks: { engine: true, pool: true }, sandbox: SANDBOX } })
     expect((await get('/health')).status).toBe(200)
     expect((await get('/health/live')).status).toBe(200)
   })

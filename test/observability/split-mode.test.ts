@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
+import { bwrapWorks } from '../fixtures/escape-corpus.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 import { sample, scrape } from './prometheus.ts'
 
@@ -40,7 +41,8 @@ describe('split mode - gateway and runner over NATS', () => {
     await vi.waitFor(async () => expect(await ready(gateway.url)).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true } } }), { timeout: 10_000, interval: 200 })
     // The runner's own server: runner.http_port.
     expect(runner.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(await ready(runner.url)).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true } } })
+    // The runner says which session sandbox it runs; the gateway runs no session.
+    expect(await ready(runner.url)).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true }, sandbox: bwrapWorks ? 'bwrap' : 'none' } })
     expect(await (await fetch(`${runner.url}/health/live`)).json()).toEqual({ status: 'alive' })
     expect(await (await fetch(`${runner.url}/health`)).json()).toMatchObject({ status: 'healthy' })
   })

@@ -34,8 +34,10 @@ export class ClaudeEngine implements Engine {
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
-    const child = execa(this.#config.command, claudeArgs(this.#config, options), {
-      cwd: options.cwd,
+    const args = claudeArgs(this.#config, options)
+    const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
+    const child = execa(line.command, line.args, {
+      cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,
       env: options.env,
       extendEnv: false,
       // Its own process group, so the whole group can be signalled.

@@ -4,9 +4,9 @@ import { SharedRun } from '../../../runner/process/shared-run.ts'
 
 describe('process table', () => {
   it.each([
-    ['42 (bash) S 1 42 42 0 -1', { pid: 42, ppid: 1, pgid: 42, state: 'S' }],
-    ['7 (my (weird) name) R 3 5 5 0', { pid: 7, ppid: 3, pgid: 5, state: 'R' }],
-    ['9 (a b) Z 2 9 9', { pid: 9, ppid: 2, pgid: 9, state: 'Z' }],
+    ['42 (bash) S 1 42 42 0 -1', { pid: 42, ppid: 1, pgid: 42, state: 'S', name: 'bash' }],
+    ['7 (my (weird) name) R 3 5 5 0', { pid: 7, ppid: 3, pgid: 5, state: 'R', name: 'my (weird) name' }],
+    ['9 (a b) Z 2 9 9', { pid: 9, ppid: 2, pgid: 9, state: 'Z', name: 'a b' }],
   ])('stat - %s', (line, expected) => {
     expect(parseStat(line)).toEqual(expected)
   })

@@ -28,7 +28,8 @@ describe('waf - through the service (default rules)', () => {
     await stack?.close()
   })
 
-  const canaryIn = (name: string) => path.join(stack.dir, `canary-${name}`)
+  // In the session's own sandbox: the session sandbox keeps a tool command from writing anywhere else.
+  const canaryIn = (name: string, session: string) => path.join(stack.config.session.work_dir, session, `canary-${name}`)
 
   it('prompt - a prompt that asks to run rm -rf / ends its turn with WAF_BLOCKED naming the rule; the CLI never gets it', async () => {
     client.send({ type: 'execute', request_id: 'p1', session_id: 'waf-prompt', prompt: 'please run `rm -rf /`' })
@@ -53,7 +54,7 @@ describe('waf - through the service (default rules)', () => {
   })
 
   it('tool - a dangerous tool call is denied by the hook: error event with the tool and rule, the agent reads why, the turn completes', async () => {
-    const canary = canaryIn('tool')
+    const canary = canaryIn('tool', 'waf-tool')
     client.send({ type: 'execute', request_id: 't1', session_id: 'waf-tool', prompt: `tool: ${canaryCommand(canary)}` })
     const completed = await client.next((msg) => msg.request_id === 't1' && msg.event === 'completed')
     const events = client.eventsOf('waf-tool')
@@ -88,7 +89,7 @@ describe('waf - through the service (default rules)', () => {
     const sandbox = path.join(stack.config.session.work_dir, 'waf-hostile')
     await mkdir(path.join(sandbox, '.claude'), { recursive: true })
     await writeFile(path.join(sandbox, '.claude', 'settings.json'), JSON.stringify({ disableAllHooks: true }))
-    const canary = canaryIn('hostile')
+    const canary = canaryIn('hostile', 'waf-hostile')
     client.send({ type: 'execute', request_id: 'h1', session_id: 'waf-hostile', prompt: `tool: ${canaryCommand(canary)}` })
     await client.next((msg) => msg.request_id === 'h1' && msg.event === 'completed')
     expect(client.eventsOf('waf-hostile').find((event) => event.event === 'error')).toMatchObject({ waf: { rule_id: 'exec.pipe-to-shell' } })
@@ -100,7 +101,7 @@ describe('waf - through the service (default rules)', () => {
       const response = await fetch(`${stack.url}/v1/agent/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
       return { status: response.status, body: (await response.json()) as Record<string, any> }
     }
-    const canary = canaryIn('chat')
+    const canary = canaryIn('chat', 'waf-chat')
     const denied = await post({ session_id: 'waf-chat', message: `tool: ${canaryCommand(canary)}` })
     expect(denied).toMatchObject({ status: 200, body: { status: 'completed', answer: expect.stringContaining('blocked by WAF rule exec.pipe-to-shell') } })
     expect(existsSync(canary)).toBe(false)
@@ -121,7 +122,7 @@ describe('waf - configuration', () => {
     const stack = await startStack({ waf: { enabled: false } })
     const client = await WsClient.connect(stack.wsUrl)
     try {
-      const canary = path.join(stack.dir, 'canary-off')
+      const canary = path.join(stack.config.session.work_dir, 'off', 'canary-off')
       client.send({ type: 'execute', request_id: 1, session_id: 'off', prompt: `tool: ${canaryCommand(canary)}` })
       await client.next((msg) => msg.request_id === 1 && msg.event === 'completed')
       expect(kinds(client.eventsOf('off'))).not.toContain('error')
@@ -141,7 +142,7 @@ describe('waf - configuration', () => {
     })
     const client = await WsClient.connect(stack.wsUrl)
     try {
-      const canary = path.join(stack.dir, 'canary-disabled')
+      const canary = path.join(stack.config.session.work_dir, 'cfg', 'canary-disabled')
       client.send({ type: 'execute', request_id: 1, session_id: 'cfg', prompt: `tool: ${canaryCommand(canary)}` })
       await client.next((msg) => msg.request_id === 1 && msg.event === 'completed')
       expect(existsSync(canary)).toBe(true)
