@@ -4,6 +4,8 @@
  *  - relay: events/s and latency from a CLI stdout line to the client, for the
  *    in-process bus, NATS without persistence, and NATS with JetStream;
  *  - session starts per second;
+ *  - the highest session start rate at which every turn completes, with
+ *    first-event p50/p99 (bench/session-start-rate.ts);
  *  - replay speed of stored events to a resuming client;
  *  - Kubernetes: session start from a warm pool in a fake cluster;
  *  - a long turn over the OpenCode REST layer (linear in its events).
@@ -18,6 +20,7 @@ import { FAKE_CLAUDE } from '../test/fixtures/stack.ts'
 import { measureK8sWarmStart, printK8sWarmStart } from './k8s-warm-start.ts'
 import { measureRelay, type RelayResult } from './relay.ts'
 import { measureRestLongTurns, printRestLongTurns } from './rest-long-turn.ts'
+import { measureSessionStartRates, printSessionStartRates } from './session-start-rate.ts'
 import { measureReplay, measureSessionStarts } from './sessions.ts'
 
 const RELAY = { burstLines: 100_000, stampedLines: 20_000, stampedRate: 5_000 }
@@ -79,7 +82,9 @@ async function main(): Promise<void> {
     const jetstream = await split(FAKE_CLAUDE, 'jetstream')
     const replay = await measureReplay(jetstream.wsUrl, REPLAY_EVENTS)
     await jetstream.stop()
+    const rates = await measureSessionStartRates()
     printTables(relay, starts, replay)
+    printSessionStartRates(rates)
     printK8sWarmStart(await measureK8sWarmStart())
     printRestLongTurns(await measureRestLongTurns())
   } finally {
