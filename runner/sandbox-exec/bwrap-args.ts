@@ -76,7 +76,7 @@ export function planMounts(input: MountInput, kindOf: (p: string) => PathKind): 
  * /dev and /proc (the /proc of the session's own PID namespace: no other
  * process, no other environ); private /tmp, /var/tmp, /run; the mounts; its
  * own PID, IPC, UTS and cgroup namespaces, and a network namespace with only
- * loopback unless the network is `open`; a session of its own (no terminal
+ * loopback unless the network is `open`; hidden directories read-only; a session of its own (no terminal
  * to inject into), no capabilities, and death with the runner.
  */
 export function bwrapArgs(mounts: readonly Mount[], network: EngineNetwork, cwd: string): string[] {
@@ -98,6 +98,8 @@ export function bwrapArgs(mounts: readonly Mount[], network: EngineNetwork, cwd:
         break
     }
   }
+  // A hidden directory is empty and read-only (binds inside it were made above and stay writable).
+  for (const mount of mounts) if (mount.kind === 'tmpfs') args.push('--remount-ro', mount.path)
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try')
   if (network !== 'open') args.push('--unshare-net')
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--chdir', cwd)

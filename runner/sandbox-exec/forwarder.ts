@@ -33,8 +33,9 @@ function relay(client: net.Socket, listener: Listener): void {
   const upstream = net.createConnection(spec.gate)
   client.on('error', () => upstream.destroy())
   upstream.on('error', () => client.destroy())
-  client.on('close', () => upstream.destroy())
-  upstream.on('close', () => client.destroy())
+  // A side that closes cleanly lets the other finish writing what it has; a failure cuts both.
+  client.on('close', (hadError) => (hadError ? upstream.destroy() : upstream.end()))
+  upstream.on('close', (hadError) => (hadError ? client.destroy() : client.end()))
   if (listener.tunnel === undefined) {
     client.pipe(upstream)
     upstream.pipe(client)

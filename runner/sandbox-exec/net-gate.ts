@@ -102,8 +102,9 @@ export class NetGate {
       else client.destroy()
     })
     client.on('error', () => upstream.destroy())
-    client.on('close', () => upstream.destroy())
-    upstream.on('close', () => client.destroy())
+    // A side that closes cleanly lets the other finish writing what it has (pipe ends it); a failure cuts both.
+    client.on('close', (hadError) => (hadError ? upstream.destroy() : upstream.end()))
+    upstream.on('close', (hadError) => (hadError ? client.destroy() : client.end()))
   }
 
   #track(socket: net.Socket): void {
