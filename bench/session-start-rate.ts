@@ -116,7 +116,7 @@ export async function measureSessionStartRates(): Promise<RatePlanResult[]> {
 export function printSessionStartRates(results: RatePlanResult[]): void {
   const ms = (value: number) => (Number.isNaN(value) ? '–' : value.toFixed(1))
   console.log(`\nSession start rate (dev mode, new sessions at a fixed rate for each step, one turn each, ${CONNECTIONS} WebSockets; lost = no end within ${DRAIN_MS / 1000} s; first event = execute sent → the turn's first event)\n`)
-  console.log('| CLI | sessions/s | started | completed | errored | lost (no end in ${DRAIN_MS / 1000} s) | first event p50 ms | p99 ms | load avg |')
+  console.log(`| CLI | sessions/s | started | completed | errored | lost (no end in ${DRAIN_MS / 1000} s) | first event p50 ms | p99 ms | load avg |`)
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const result of results) {
     for (const step of result.steps) {
