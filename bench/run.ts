@@ -8,7 +8,8 @@
  *    first-event p50/p99 (bench/session-start-rate.ts);
  *  - replay speed of stored events to a resuming client;
  *  - Kubernetes: session start from a warm pool in a fake cluster;
- *  - a long turn over the OpenCode REST layer (linear in its events).
+ *  - a long turn over the OpenCode REST layer (linear in its events);
+ *  - the session sandbox's cost: session start and tool round trip with and without it (bench/sandbox.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -22,6 +23,7 @@ import { measureRelay, type RelayResult } from './relay.ts'
 import { measureRestLongTurns, printRestLongTurns } from './rest-long-turn.ts'
 import { measureSessionStartRates, printSessionStartRates } from './session-start-rate.ts'
 import { measureReplay, measureSessionStarts } from './sessions.ts'
+import { measureSandboxCost, printSandboxCost } from './sandbox.ts'
 
 const RELAY = { burstLines: 100_000, stampedLines: 20_000, stampedRate: 5_000 }
 const SESSIONS = 200
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
     printSessionStartRates(rates)
     printK8sWarmStart(await measureK8sWarmStart())
     printRestLongTurns(await measureRestLongTurns())
+    printSandboxCost(await measureSandboxCost())
   } finally {
     await nats.stop()
     await rm(dir, { recursive: true, force: true })
