@@ -17,6 +17,11 @@ export interface LeaseKeeperOptions {
   onLost(): void
   /** Called after each renewal that went through. */
   onRenewed?(): void
+  /**
+   * False for the only runner on its state (dev mode: gateway and runner in one process, state in
+   * memory): nobody can take its sessions over, so a stalled event loop must not end them. Default true.
+   */
+  fences?: boolean
   log: Logger
 }
 
@@ -60,7 +65,7 @@ export class LeaseKeeper {
    * that another runner may own by now.
    */
   holds(): boolean {
-    if (this.#stopped) return true
+    if (this.#stopped || this.#options.fences === false) return true
     if (!this.#standing) return false
     const share = this.#inFlight > 0 ? LAST_CHANCE_SHARE : FENCE_SHARE
     if (Date.now() < this.#lastRenewed + this.#options.ttlMs * share) return true
@@ -119,7 +124,7 @@ export class LeaseKeeper {
    * stalled event loop) gets until LAST_CHANCE_SHARE: landing, it renews the lease and re-arms the fence.
    */
   #fenceDue(lastChance: boolean): void {
-    if (this.#stopped) return
+    if (this.#stopped || this.#options.fences === false) return
     if (!lastChance && this.#inFlight > 0) return this.#armFence(this.#lastRenewed + this.#options.ttlMs * LAST_CHANCE_SHARE, true)
     if (!this.#standing) return
     clearTimeout(this.#fence)

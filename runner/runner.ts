@@ -33,6 +33,8 @@ export interface RunnerOptions {
   /** Sessions this runner owns at most; with that many it leaves the placement group. */
   maxSessions: number
   leaseTtlMs: number
+  /** The only runner on its state (dev mode): nobody can take its sessions over, so it never fences itself. */
+  soleRunner?: boolean | undefined
   subjectPrefix: string
   markerDir: string
   settings: SessionSettings
@@ -106,6 +108,7 @@ export class Runner {
       sessions: () => this.#owned.size,
       onLost: () => this.#fence(),
       onRenewed: () => this.#reclaimFenced(),
+      fences: options.soleRunner !== true,
       log: options.log,
     })
   }

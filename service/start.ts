@@ -68,6 +68,8 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
         runnerId: config.runner.id ?? defaultRunnerId(),
         maxSessions: config.runner.max_sessions,
         leaseTtlMs: config.state.lease_ttl,
+        // Dev mode has one runner on in-memory state: a fence would end its turns with nobody to take them.
+        soleRunner: mode === 'dev',
         subjectPrefix: config.nats.prefix,
         markerDir: path.resolve(config.session.marker_dir),
         settings,

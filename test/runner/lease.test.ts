@@ -105,3 +105,24 @@ describe('lease keeper', () => {
     expect(keeper.term).toBe(0)
   })
 })
+
+describe('lease keeper of the only runner (dev mode)', () => {
+  it('lease - never fences, however long renewals fail or the clock jumps', async () => {
+    vi.useFakeTimers()
+    const leases = new ScriptedLeases()
+    let losses = 0
+    const keeper = new LeaseKeeper({ leases, runnerId: 'solo', maxSessions: 1, ttlMs: TTL_MS, sessions: () => 0, onLost: () => losses++, fences: false, log: pino({ level: 'silent' }) })
+    try {
+      await keeper.start()
+      leases.answer = 'fail'
+      await vi.advanceTimersByTimeAsync(TTL_MS * 5)
+      vi.setSystemTime(Date.now() + TTL_MS * 10)
+      expect(keeper.holds()).toBe(true)
+      expect(losses).toBe(0)
+      expect(keeper.standing).toBe(true)
+    } finally {
+      await keeper.stop()
+      vi.useRealTimers()
+    }
+  })
+})
