@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-api.ts'
 import { claudeBin, claudeEnv, type ClaudeEnv } from '../fixtures/claude-env.ts'
-import { bwrapWorks, ESCAPES, ORDINARY, startEscapeStack, type EscapeStack } from '../fixtures/escape-corpus.ts'
+import { requireBwrap, ESCAPES, ORDINARY, startEscapeStack, type EscapeStack } from '../fixtures/escape-corpus.ts'
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 
@@ -12,7 +12,8 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
  * allowlist), per-session CLI HOME (no HOME in engine.env); the WAF is off so
  * that what is tested is what the kernel holds. Needs bubblewrap.
  */
-describe.skipIf(!bwrapWorks)('sandbox - escape corpus, real Claude Code CLI, default config', () => {
+describe('sandbox - escape corpus, real Claude Code CLI, default config', () => {
+  requireBwrap()
   let api: FakeAnthropic
   let env: ClaudeEnv
   let stack: EscapeStack

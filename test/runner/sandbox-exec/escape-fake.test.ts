@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bwrapWorks, ESCAPES, ORDINARY, startEscapeStack, type EscapeStack } from '../../fixtures/escape-corpus.ts'
+import { requireBwrap, ESCAPES, ORDINARY, startEscapeStack, type EscapeStack } from '../../fixtures/escape-corpus.ts'
 import { FAKE_CLAUDE } from '../../fixtures/stack.ts'
 
 /**
@@ -7,7 +7,8 @@ import { FAKE_CLAUDE } from '../../fixtures/stack.ts'
  * attempt runs as a tool call inside a default-config dev service, and the
  * host is checked afterwards. Needs bubblewrap (Debian `bubblewrap`).
  */
-describe.skipIf(!bwrapWorks)('sandbox - escape corpus, fake CLI, default config', () => {
+describe('sandbox - escape corpus, fake CLI, default config', () => {
+  requireBwrap()
   let stack: EscapeStack
   beforeAll(async () => {
     // The WAF is off: what is tested here is what the kernel holds when a command gets past it.

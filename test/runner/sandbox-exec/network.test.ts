@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bwrapWorks, canaryServer } from '../../fixtures/escape-corpus.ts'
+import { requireBwrap, canaryServer } from '../../fixtures/escape-corpus.ts'
 import { stackPerTest } from '../../fixtures/stack.ts'
 import type { WsClient } from '../../fixtures/ws-client.ts'
 
 type Canary = NonNullable<Awaited<ReturnType<typeof canaryServer>>>
 
 /** engine.network with the fake CLI: what a tool command can connect to from inside the sandbox. */
-describe.skipIf(!bwrapWorks)('sandbox network', () => {
+describe('sandbox network', () => {
+  requireBwrap()
   const stacks = stackPerTest()
   let model: Canary
   let other: Canary
