@@ -1,5 +1,5 @@
 import { type Bus, type Subscription } from '../bus/mod.ts'
-import { DemandAnswer as AnswerBody, DemandRequest as DemandBody, subjects, type DemandAnswer } from '../contract/mod.ts'
+import { DemandRequest as DemandBody, subjects, type DemandAnswer } from '../contract/mod.ts'
 
 export type { DemandAnswer, DemandRefusal } from '../contract/mod.ts'
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { isTurnEnd, ServiceError, type ServiceEvent, type Stats } from '../contract/mod.ts'
+import { AnswerText, MAX_ANSWER_BYTES } from './answer-text.ts'
 import type { RunnerClient } from './runner-client.ts'
 import type { SessionHub } from './session-hub.ts'
 
@@ -10,16 +11,13 @@ export interface TurnRequest {
   work_dir?: string | undefined
 }
 
-/** Answer text kept at most (UTF-8 bytes): a turn's events are never kept, and its answer is bounded too. */
-export const MAX_TURN_ANSWER_BYTES = 8 * 1024 * 1024
-
 /** A finished turn as one value: what the chat adapter answers with. */
 export interface TurnOutcome {
   session_id: string
   turn_id: string
-  /** The answer text blocks, joined with blank lines; at most MAX_TURN_ANSWER_BYTES of them. */
+  /** The answer text blocks, joined with blank lines; at most MAX_ANSWER_BYTES of them. */
   answer: string
-  /** Set when answer text past MAX_TURN_ANSWER_BYTES was left out. */
+  /** Set when the answer was cut at MAX_ANSWER_BYTES. */
   truncated?: true
   /** How the turn ended. */
   end: 'completed' | 'stopped' | 'error'
@@ -42,14 +40,40 @@ export interface TurnDeps {
  */
 export async function runTurn(deps: TurnDeps, request: TurnRequest, onEvent?: (event: ServiceEvent) => void): Promise<TurnOutcome> {
   await deps.admit?.(request.session_id)
-  const turnId = `turn_${randomUUID()}`
-  const answer = new AnswerText()
-  const ended = Promise.withResolvers<TurnOutcome>()
-  const detach = deps.hub.attach(request.session_id, (event) => {
-    if (event.turn_id !== turnId) return
+  const answer = new AnswerText(MAX_ANSWER_BYTES)
+  const { turn_id, end } = await followTurn(deps, request, (event) => {
     if (event.event === 'answer') answer.add(event.data)
     onEvent?.(event)
-    if (isTurnEnd(event)) ended.resolve(outcome(request.session_id, turnId, answer, event))
+  })
+  return outcome(request.session_id, turn_id, answer, end!)
+}
+
+/**
+ * Starts one turn and hands each of its events to `onEvent` as it comes,
+ * keeping none of them; settles with the end event, or with no end when
+ * `until` (a client gone) came first. Rejects only when the turn could not be
+ * started.
+ */
+export async function followTurn(
+  deps: TurnDeps,
+  request: TurnRequest,
+  onEvent: (event: ServiceEvent) => void,
+  until?: Promise<void>,
+): Promise<{ turn_id: string; end: ServiceEvent | undefined }> {
+  const turnId = `turn_${randomUUID()}`
+  const ended = Promise.withResolvers<ServiceEvent | undefined>()
+  let done = false
+  const detach = deps.hub.attach(request.session_id, (event) => {
+    if (done || event.turn_id !== turnId) return
+    onEvent(event)
+    if (isTurnEnd(event)) {
+      done = true
+      ended.resolve(event)
+    }
+  })
+  void until?.then(() => {
+    done = true
+    ended.resolve(undefined)
   })
   try {
     await deps.runners.send({
@@ -60,37 +84,14 @@ export async function runTurn(deps: TurnDeps, request: TurnRequest, onEvent?: (e
       ...(request.instructions !== undefined && { instructions: request.instructions }),
       ...(request.work_dir !== undefined && { work_dir: request.work_dir }),
     })
-    return await ended.promise
+    return { turn_id: turnId, end: await ended.promise }
   } finally {
     detach()
   }
 }
 
-/** Answer blocks up to MAX_TURN_ANSWER_BYTES; what comes after is counted out, not kept. */
-class AnswerText {
-  readonly #blocks: string[] = []
-  #bytes = 0
-  truncated = false
-
-  add(block: string): void {
-    if (this.truncated) return
-    const bytes = Buffer.byteLength(block) + (this.#blocks.length > 0 ? 2 : 0)
-    if (this.#bytes + bytes > MAX_TURN_ANSWER_BYTES) {
-      this.truncated = true
-      return
-    }
-    this.#bytes += bytes
-    this.#blocks.push(block)
-  }
-
-  toString(): string {
-    return this.#blocks.join('\n\n')
-  }
-}
-
 function outcome(sessionId: string, turnId: string, answer: AnswerText, last: ServiceEvent): TurnOutcome {
-  const result: TurnOutcome = { session_id: sessionId, turn_id: turnId, answer: answer.toString(), end: last.event as TurnOutcome['end'] }
-  if (answer.truncated) result.truncated = true
+  const result: TurnOutcome = { session_id: sessionId, turn_id: turnId, answer: answer.text, ...answer.flag, end: last.event as TurnOutcome['end'] }
   if (last.event === 'completed') result.stats = last.stats
   if (last.event === 'error') result.error = new ServiceError(last.error.code, last.error.message)
   return result

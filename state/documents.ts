@@ -15,7 +15,11 @@ export interface Documents<T> {
 }
 
 export class MemoryDocuments<T> implements Documents<T> {
-  readonly #docs = new Map<string, T>()
+  readonly #docs: Map<string, T>
+
+  constructor(initial: Iterable<[string, T]> = []) {
+    this.#docs = new Map(initial)
+  }
 
   async insert(id: string, doc: T): Promise<{ doc: T; created: boolean }> {
     const existing = this.#docs.get(id)

@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Documents } from './documents.ts'
+import { MemoryDocuments, type Documents } from './documents.ts'
 
 /** One line of the file: a document written, or removed. */
 type Line<T> = { id: string; doc: T } | { id: string; deleted: true }
@@ -13,13 +13,14 @@ type Line<T> = { id: string; doc: T } | { id: string; deleted: true }
  */
 export class FileDocuments<T> implements Documents<T> {
   readonly #file: string
-  readonly #docs: Map<string, T>
+  /** What the file holds, as of the last change. */
+  readonly #docs: MemoryDocuments<T>
   /** Appends, one after another, so lines never interleave. */
   #writes: Promise<void> = Promise.resolve()
 
   private constructor(file: string, docs: Map<string, T>) {
     this.#file = file
-    this.#docs = docs
+    this.#docs = new MemoryDocuments(docs)
   }
 
   static async open<T>(file: string): Promise<FileDocuments<T>> {
@@ -46,36 +47,34 @@ export class FileDocuments<T> implements Documents<T> {
   }
 
   async insert(id: string, doc: T): Promise<{ doc: T; created: boolean }> {
-    const existing = this.#docs.get(id)
-    if (existing !== undefined) return { doc: existing, created: false }
     // Taken at once (create-only within the process), then written; a failed write takes it back.
-    this.#docs.set(id, doc)
+    const inserted = await this.#docs.insert(id, doc)
+    if (!inserted.created) return inserted
     try {
       await this.#append({ id, doc })
     } catch (err) {
-      if (this.#docs.get(id) === doc) this.#docs.delete(id)
+      if ((await this.#docs.get(id)) === doc) await this.#docs.delete(id)
       throw err
     }
-    return { doc, created: true }
+    return inserted
   }
 
-  async get(id: string): Promise<T | undefined> {
+  get(id: string): Promise<T | undefined> {
     return this.#docs.get(id)
   }
 
-  async list(): Promise<T[]> {
-    return [...this.#docs.values()]
+  list(): Promise<T[]> {
+    return this.#docs.list()
   }
 
   async update(id: string, doc: T): Promise<boolean> {
-    if (!this.#docs.has(id)) return false
-    this.#docs.set(id, doc)
+    if (!(await this.#docs.update(id, doc))) return false
     await this.#append({ id, doc })
     return true
   }
 
   async delete(id: string): Promise<boolean> {
-    if (!this.#docs.delete(id)) return false
+    if (!(await this.#docs.delete(id))) return false
     await this.#append({ id, deleted: true })
     return true
   }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import { isTurnEnd, ServiceError, toServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
-import type { TurnDeps, TurnRequest } from '../turn.ts'
+import { ServiceError, toServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
+import { AnswerText, MAX_ANSWER_BYTES } from '../answer-text.ts'
+import { followTurn, type TurnDeps, type TurnRequest } from '../turn.ts'
 import { isClientVisible } from '../ws/dialect.ts'
 import { toHttpServiceError } from './errors.ts'
 import { ChatBody, parseBody } from './schemas/request.ts'
@@ -16,23 +17,15 @@ export interface ChatDeps extends TurnDeps {
   admitRequest?: (request: FastifyRequest, sessionId: string) => Promise<void>
 }
 
-/**
- * Bytes of answer text a JSON-mode turn collects: past it the answer is cut
- * (at a character boundary) and `truncated: true` is added; the turn itself
- * runs to its end. The whole turn stays readable from the event stream
- * (`Accept: text/event-stream`, or /v1/sessions/{id}/events).
- */
-export const MAX_CHAT_ANSWER_BYTES = 8 * 1024 * 1024
-
 /** The JSON answer of POST /v1/agent/chat when the turn ran to its end. */
 export interface ChatAnswer {
   session_id: string
   turn_id: string
   /** `completed`, or `stopped` when a stop request ended the turn. */
   status: 'completed' | 'stopped'
-  /** The turn's answer text blocks, joined with blank lines (at most MAX_CHAT_ANSWER_BYTES). */
+  /** The turn's answer text blocks, joined with blank lines (at most MAX_ANSWER_BYTES). */
   answer: string
-  /** Present, and true, only when the answer was cut at MAX_CHAT_ANSWER_BYTES. */
+  /** Present, and true, only when the answer was cut at MAX_ANSWER_BYTES. */
   truncated?: true
   /** This turn's counters (null when it was stopped). */
   stats: Stats | null
@@ -70,7 +63,7 @@ export function chatRoutes(app: FastifyInstance, deps: ChatDeps): void {
     const gone = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()))
 
     if (!acceptsEventStream(request.headers.accept)) {
-      const answer = new AnswerText(MAX_CHAT_ANSWER_BYTES)
+      const answer = new AnswerText(MAX_ANSWER_BYTES)
       const outcome = await followTurn(deps, turn, (event) => {
         if (event.event === 'answer') answer.add(event.data)
       }, gone)
@@ -104,98 +97,6 @@ export function chatRoutes(app: FastifyInstance, deps: ChatDeps): void {
     )
     return reply
   })
-}
-
-/**
- * Starts one turn and hands each of its events to `onEvent` as it comes,
- * keeping none of them; settles with the end event, or with no end when
- * `until` (the client gone) came first. Rejects only when the turn could not
- * be started.
- */
-async function followTurn(
-  deps: TurnDeps,
-  request: TurnRequest,
-  onEvent: (event: ServiceEvent) => void,
-  until: Promise<void>,
-): Promise<{ turn_id: string; end: ServiceEvent | undefined }> {
-  const turnId = `turn_${randomUUID()}`
-  const ended = Promise.withResolvers<ServiceEvent | undefined>()
-  let done = false
-  const detach = deps.hub.attach(request.session_id, (event) => {
-    if (done || event.turn_id !== turnId) return
-    onEvent(event)
-    if (isTurnEnd(event)) {
-      done = true
-      ended.resolve(event)
-    }
-  })
-  void until.then(() => {
-    done = true
-    ended.resolve(undefined)
-  })
-  try {
-    await deps.runners.send({
-      type: 'execute',
-      session_id: request.session_id,
-      turn_id: turnId,
-      prompt: request.prompt,
-      ...(request.instructions !== undefined && { instructions: request.instructions }),
-      ...(request.work_dir !== undefined && { work_dir: request.work_dir }),
-    })
-    return { turn_id: turnId, end: await ended.promise }
-  } finally {
-    detach()
-  }
-}
-
-/** The answer text blocks of a turn joined with blank lines, cut at `max` bytes. */
-export class AnswerText {
-  readonly #max: number
-  #text = ''
-  #bytes = 0
-  #truncated = false
-
-  constructor(max: number) {
-    this.#max = max
-  }
-
-  add(block: string): void {
-    if (this.#truncated) return
-    const piece = this.#text === '' ? block : `\n\n${block}`
-    const bytes = Buffer.byteLength(piece)
-    if (this.#bytes + bytes <= this.#max) {
-      this.#text += piece
-      this.#bytes += bytes
-      return
-    }
-    this.#text += cutToBytes(piece, this.#max - this.#bytes)
-    this.#bytes = Buffer.byteLength(this.#text)
-    this.#truncated = true
-  }
-
-  get text(): string {
-    return this.#text
-  }
-
-  /** `{truncated: true}` when cut, else nothing: spread into the answer. */
-  get flag(): { truncated?: true } {
-    return this.#truncated ? { truncated: true } : {}
-  }
-}
-
-/** The longest start of `text` within `bytes` UTF-8 bytes that does not split a character. */
-export function cutToBytes(text: string, bytes: number): string {
-  if (bytes <= 0) return ''
-  // No more characters than bytes; then drop characters until it fits (at most 3 bytes each in UTF-16 terms).
-  let cut = text.slice(0, bytes)
-  let over = Buffer.byteLength(cut) - bytes
-  while (over > 0) {
-    cut = cut.slice(0, cut.length - Math.max(1, Math.floor(over / 3)))
-    over = Buffer.byteLength(cut) - bytes
-  }
-  // A lone high surrogate at the end is half a character.
-  const last = cut.charCodeAt(cut.length - 1)
-  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut
 }
 
 export function chatAnswer(sessionId: string, turnId: string, end: ServiceEvent, answer: AnswerText): ChatAnswer {

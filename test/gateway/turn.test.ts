@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryBus } from '../../bus/mod.ts'
 import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
-import { MAX_TURN_ANSWER_BYTES, runTurn } from '../../gateway/turn.ts'
+import { MAX_ANSWER_BYTES } from '../../gateway/answer-text.ts'
+import { runTurn } from '../../gateway/turn.ts'
 import type { Runner } from '../../runner/mod.ts'
 import { openState, type State } from '../../state/mod.ts'
 import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
@@ -43,10 +44,10 @@ describe('runTurn', () => {
     expect(outcome.answer.split('\n\n')).toHaveLength(2000)
   })
 
-  it(`turn - answer text past ${MAX_TURN_ANSWER_BYTES} bytes is left out and marked truncated`, async () => {
-    const outcome = await runTurn(deps, { session_id: 't2', prompt: `big: ${MAX_TURN_ANSWER_BYTES + 1000}` })
+  it(`turn - answer text past ${MAX_ANSWER_BYTES} bytes is left out and marked truncated`, async () => {
+    const outcome = await runTurn(deps, { session_id: 't2', prompt: `big: ${MAX_ANSWER_BYTES + 1000}` })
     expect(outcome.end).toBe('completed')
     expect(outcome.truncated).toBe(true)
-    expect(Buffer.byteLength(outcome.answer)).toBeLessThanOrEqual(MAX_TURN_ANSWER_BYTES)
+    expect(Buffer.byteLength(outcome.answer)).toBeLessThanOrEqual(MAX_ANSWER_BYTES)
   })
 })

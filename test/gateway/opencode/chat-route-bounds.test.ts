@@ -3,7 +3,7 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Command, emptyStats, okReply, subjects, type CommandOf } from '../../../contract/mod.ts'
-import { cutToBytes, MAX_CHAT_ANSWER_BYTES } from '../../../gateway/opencode/chat-route.ts'
+import { cutToBytes, MAX_ANSWER_BYTES } from '../../../gateway/answer-text.ts'
 import { gatewayUnderTest, type GatewayUnderTest } from '../../fixtures/gateway.ts'
 import { SseClient } from './sse-client.ts'
 
@@ -103,7 +103,7 @@ describe('chat route - bounded memory', () => {
     runner.complete(command)
   })
 
-  it(`json - an answer over ${MAX_CHAT_ANSWER_BYTES} bytes is cut there, and the body says truncated: true`, async () => {
+  it(`json - an answer over ${MAX_ANSWER_BYTES} bytes is cut there, and the body says truncated: true`, async () => {
     const { gateway, runner } = await start()
     const answered = fetch(`${gateway.url}/v1/agent/chat`, {
       method: 'POST',
@@ -112,7 +112,7 @@ describe('chat route - bounded memory', () => {
     })
     const command = await runner.execute()
     const block = 'z'.repeat(1024 * 1024)
-    const blocks = Math.ceil(MAX_CHAT_ANSWER_BYTES / block.length) + 2
+    const blocks = Math.ceil(MAX_ANSWER_BYTES / block.length) + 2
     for (let i = 0; i < blocks; i++) runner.emit(command, { event: 'answer', data: block })
     runner.complete(command)
     const response = await answered
@@ -122,8 +122,8 @@ describe('chat route - bounded memory', () => {
     expect(answer.truncated).toBe(true)
     expect(answer.status).toBe('completed')
     expect(answer.stats).toMatchObject({ turns: 0 })
-    expect(Buffer.byteLength(answer.answer)).toBeLessThanOrEqual(MAX_CHAT_ANSWER_BYTES)
-    expect(answer.answer.length).toBeGreaterThan(MAX_CHAT_ANSWER_BYTES - block.length)
+    expect(Buffer.byteLength(answer.answer)).toBeLessThanOrEqual(MAX_ANSWER_BYTES)
+    expect(answer.answer.length).toBeGreaterThan(MAX_ANSWER_BYTES - block.length)
     expect(answer.answer.startsWith(`${block}\n\n${block}`)).toBe(true)
   })
 
