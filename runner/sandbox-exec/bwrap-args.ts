@@ -41,9 +41,11 @@ export interface MountInput {
 export function planMounts(input: MountInput, kindOf: (p: string) => PathKind): Mount[] {
   const mounts: Mount[] = []
   const hiddenSoFar: string[] = [...PRIVATE_DIRS]
+  const revealed: string[] = []
   const hide = (paths: readonly string[]) => {
     for (const p of [...new Set(paths.map((x) => path.resolve(x)))].sort(byDepth)) {
-      if (hiddenSoFar.some((h) => isWithin(p, h))) continue
+      // Already out of sight, unless a reveal brought its tree back (the code root under /tmp, say).
+      if (hiddenSoFar.some((h) => isWithin(p, h)) && !revealed.some((r) => isWithin(p, r))) continue
       const kind = kindOf(p)
       if (kind === 'dir') mounts.push({ kind: 'tmpfs', path: p })
       else if (kind === 'file') mounts.push({ kind: 'hide-file', path: p })
@@ -52,7 +54,6 @@ export function planMounts(input: MountInput, kindOf: (p: string) => PathKind): 
     }
   }
   hide(input.hideBroad)
-  const revealed: string[] = []
   for (const p of new Set(input.reveal.map((x) => path.resolve(x)))) {
     if (hiddenSoFar.some((h) => isWithin(p, h)) && kindOf(p) !== undefined) {
       mounts.push({ kind: 'ro', source: p, dest: p })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { bwrapArgs, isWithin, planMounts, type MountInput, type PathKind } from '../../../runner/sandbox-exec/bwrap-args.ts'
 
-const dirs = new Set(['/home/me', '/home/me/app', '/home/me/app/data/sessions', '/home/me/app/data/sessions/s1', '/home/me/app/data/markers', '/srv/base', '/srv/base/s1', '/srv/state/k1', '/tmp/ar-waf-x'])
+const dirs = new Set(['/tmp/ci/app', '/tmp/ci/app/data/sessions', '/tmp/ci/app/data/sessions/s1', '/tmp/ci/app/data/markers', '/home/me', '/home/me/app', '/home/me/app/data/sessions', '/home/me/app/data/sessions/s1', '/home/me/app/data/markers', '/srv/base', '/srv/base/s1', '/srv/state/k1', '/tmp/ar-waf-x'])
 const files = new Set(['/home/me/.local/bin/claude', '/home/me/app/config.yaml', '/etc/shadow', '/home/me/.claude/.credentials.json'])
 const kindOf = (p: string): PathKind => (dirs.has(p) ? 'dir' : files.has(p) ? 'file' : undefined)
 const input = (over: Partial<MountInput>): MountInput => ({ hideBroad: [], reveal: [], hideData: [], readWrite: [], readOnly: [], ...over })
@@ -52,6 +52,20 @@ describe('sandbox mounts', () => {
         { kind: 'rw', path: '/srv/base/s1' },
         { kind: 'ro', source: '/tmp/ar-waf-x', dest: '/tmp/ar-waf-x' },
         { kind: 'ro', source: '/home/me/.claude/.credentials.json', dest: '/srv/state/k1/.claude/.credentials.json' },
+      ],
+    },
+    {
+      name: 'the code root in the private /tmp (a checkout there), revealed: the data inside it is hidden again',
+      input: input({
+        reveal: ['/tmp/ci/app'],
+        hideData: ['/tmp/ci/app/data/sessions', '/tmp/ci/app/data/markers'],
+        readWrite: ['/tmp/ci/app/data/sessions/s1'],
+      }),
+      mounts: [
+        { kind: 'ro', source: '/tmp/ci/app', dest: '/tmp/ci/app' },
+        { kind: 'tmpfs', path: '/tmp/ci/app/data/markers' },
+        { kind: 'tmpfs', path: '/tmp/ci/app/data/sessions' },
+        { kind: 'rw', path: '/tmp/ci/app/data/sessions/s1' },
       ],
     },
   ])('plan - $name', ({ input, mounts }) => {
