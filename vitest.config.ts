@@ -1,9 +1,13 @@
 import { defineConfig } from 'vitest/config'
 
-// Two projects: `unit` runs in seconds (pure logic, in-process bus, fake CLI);
-// `e2e` drives real processes (NATS, the real Claude Code CLI, real clients).
+// Projects: `unit` (pure logic, in-process bus, fake CLI) and `e2e` (real
+// processes: NATS, the real Claude Code CLI, real clients) run side by side;
+// then `load`, the load-and-fault tests, one file at a time on a machine left
+// to them: they measure what load does, so they must not be each other's load.
 // A third, `k8s`, exists only when KUBECONFIG names a real cluster: it installs
 // the chart there (test/e2e/k8s-*.test.ts); without a cluster it is not a skip, it is absent.
+const LOAD_TESTS = ['test/e2e/load.test.ts', 'test/e2e/faults.test.ts', 'test/e2e/runner-freeze.test.ts', 'test/e2e/many-reaps.test.ts', 'test/e2e/ws-slow-reader-memory.test.ts']
+
 export default defineConfig({
   test: {
     projects: [
@@ -13,7 +17,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/k8s-*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], exclude: ['test/e2e/k8s-*.test.ts', ...LOAD_TESTS], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
+      {
+        extends: true,
+        test: { name: 'load', include: LOAD_TESTS, fileParallelism: false, sequence: { groupOrder: 1 }, testTimeout: 60_000, hookTimeout: 60_000 },
       },
       ...(process.env.KUBECONFIG
         ? [{ extends: true, test: { name: 'k8s', include: ['test/e2e/k8s-*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } }]

@@ -2,12 +2,11 @@
  * Production mode under faults: real processes (two gateways, two runners), a
  * real nats-server with file storage, the fake CLI. Nothing may be lost.
  */
-import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startCluster, type Cluster } from '../fixtures/cluster.ts'
 import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
-import { processesUnder } from '../fixtures/processes.ts'
+import { ancestorAmong, fakeCliIn, processesUnder } from '../fixtures/processes.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
 type Msg = Record<string, unknown>
@@ -37,20 +36,6 @@ function expectExactlyOnceInOrder(events: Msg[], answers: number): void {
   expect(events.at(-1)!.event).toBe('completed')
 }
 
-async function parentOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-}
-
-/** The fake CLI process running in a session's sandbox. */
-async function cliOf(sandbox: string): Promise<number> {
-  for (const pid of await processesUnder(sandbox)) {
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
-    if (cmdline.includes('fake-claude')) return pid
-  }
-  throw new Error(`no CLI runs in ${sandbox}`)
-}
-
 describe('faults', () => {
   it('fault - the gateway a client streams from is killed mid-turn: the client resumes on the other gateway and misses nothing', async () => {
     nats = await startOwnNats()
@@ -77,7 +62,8 @@ describe('faults', () => {
     await client.next((msg) => msg.request_id === 'b' && msg.event === 'tool_use')
 
     const sandbox = cluster.sandbox('rn-kill')
-    const owner = await parentOf(await cliOf(sandbox))
+    const runnerPids = cluster.runners.map((runner) => runner.child.pid!)
+    const owner = await ancestorAmong(await fakeCliIn(sandbox), runnerPids)
     const victim = cluster.runners.find((runner) => runner.child.pid === owner)!
     const survivor = cluster.runners.find((runner) => runner !== victim)!
     expect(victim).toBeDefined()
@@ -92,7 +78,7 @@ describe('faults', () => {
     client.send({ type: 'execute', session_id: 'rn-kill', prompt: 'recall', request_id: 'c' })
     const done = await client.next((msg) => msg.request_id === 'c' && (msg.event === 'completed' || msg.event === 'error'), 20_000)
     expect(done).toMatchObject({ event: 'completed', data: expect.stringContaining('remember ALPHA') })
-    expect(await parentOf(await cliOf(sandbox))).toBe(survivor.child.pid)
+    expect(await ancestorAmong(await fakeCliIn(sandbox), runnerPids)).toBe(survivor.child.pid)
   })
 
   it('fault - nats-server restarts mid-turn: everyone reconnects and no event of the turn is lost', async () => {

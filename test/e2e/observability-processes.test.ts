@@ -54,7 +54,7 @@ describe('observability across processes', () => {
     client = undefined
 
     // The runner's own probe and metrics server (runner.http_port).
-    expect(await (await fetch(`${runner!.address}/health/ready`)).json()).toEqual({ status: 'ready', checks: { engine: true, pool: true } })
+    expect(await (await fetch(`${runner!.address}/health/ready`)).json()).toEqual({ status: 'ready', checks: { engine: true, pool: true }, sandbox: 'bwrap' })
     const atRunner = await scrape(runner!.address!)
     const atGateway = await scrape(gateway!.address!)
     expect(sample(atRunner, 'service_tools_invoked', { tool: 'Bash' })).toBe(1)

@@ -3,11 +3,10 @@
  * findings 3–5. Real processes: one gateway, two runners, a private
  * nats-server, the fake CLI.
  */
-import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startCluster, type Cluster } from '../fixtures/cluster.ts'
 import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
-import { processesUnder } from '../fixtures/processes.ts'
+import { ancestorAmong, fakeCliIn } from '../fixtures/processes.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
 type Msg = Record<string, unknown>
@@ -32,16 +31,6 @@ async function connect(url: string): Promise<WsClient> {
   return client
 }
 
-/** The runner process whose child is the fake CLI working in `sandbox`. */
-async function ownerOf(sandbox: string): Promise<number> {
-  for (const pid of await processesUnder(sandbox)) {
-    if (!(await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes('fake-claude')) continue
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-  }
-  throw new Error(`no CLI runs in ${sandbox}`)
-}
-
 const ended = (id: unknown) => (msg: Msg) => msg.request_id === id && (msg.event === 'completed' || msg.event === 'error')
 
 describe('a runner frozen past its lease', () => {
@@ -52,8 +41,8 @@ describe('a runner frozen past its lease', () => {
     const client = await connect(cluster.wsUrl(0))
     client.send({ type: 'execute', session_id: 'frz', prompt: 'stamped: 4000 200', request_id: 'long' })
     await vi.waitFor(() => expect(client.eventsOf('frz').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(20), { timeout: 20_000 })
-    const owner = await ownerOf(cluster.sandbox('frz'))
-    expect(cluster.runners.some((runner) => runner.child.pid === owner)).toBe(true)
+    const owner = await ancestorAmong(await fakeCliIn(cluster.sandbox('frz')), cluster.runners.map((runner) => runner.child.pid!))
+    if (owner === undefined) throw new Error('the CLI of session frz descends from no runner')
     process.kill(owner, 'SIGSTOP')
     frozen = owner
     const frozenAt = Date.now()
