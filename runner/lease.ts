@@ -67,8 +67,14 @@ export class LeaseKeeper {
   holds(): boolean {
     if (this.#stopped || this.#options.fences === false) return true
     if (!this.#standing) return false
-    const share = this.#inFlight > 0 ? LAST_CHANCE_SHARE : FENCE_SHARE
-    if (Date.now() < this.#lastRenewed + this.#options.ttlMs * share) return true
+    const age = Date.now() - this.#lastRenewed
+    if (age < this.#options.ttlMs * FENCE_SHARE) return true
+    if (age < this.#options.ttlMs * LAST_CHANCE_SHARE) {
+      // Late (a stalled event loop), but the lease stands until its TTL: renew at once, and the
+      // fence timer gives that renewal until LAST_CHANCE_SHARE, as it would one already on its way.
+      if (this.#inFlight === 0) void this.#tick()
+      return true
+    }
     this.#fenceDue(true)
     return false
   }

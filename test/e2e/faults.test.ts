@@ -2,11 +2,11 @@
  * Production mode under faults: real processes (two gateways, two runners), a
  * real nats-server with file storage, the fake CLI. Nothing may be lost.
  */
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { startCluster, type Cluster } from '../fixtures/cluster.ts'
 import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { ancestorAmong, fakeCliIn, processesUnder } from '../fixtures/processes.ts'
+import { TINY_CLAUDE } from '../fixtures/load.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
 type Msg = Record<string, unknown>
@@ -94,10 +94,9 @@ describe('faults', () => {
 
   it('fault - 500 concurrent sessions across two gateways all complete, no event lost or doubled', async () => {
     nats = await startOwnNats()
-    const tiny = fileURLToPath(new URL('../fakes/tiny-claude.sh', import.meta.url))
     // The production lease TTL, not the fixture's 4 s: 500 CLIs starting at once can stall a runner on two cores for
     // seconds, and a fenced runner ends its turns with RUNNER_LOST (test/runner/fence.test.ts), which is not what this measures.
-    cluster = await startCluster(nats, { gateways: 2, runners: 2, engine: { command: tiny, args: [] }, overrides: { runner: { max_sessions: 400 }, state: { lease_ttl: '10s' } } })
+    cluster = await startCluster(nats, { gateways: 2, runners: 2, engine: TINY_CLAUDE, overrides: { runner: { max_sessions: 400 }, state: { lease_ttl: '10s' } } })
     const perClient = 10
     const connections = await Promise.all(Array.from({ length: 50 }, (_, i) => connect(cluster!.wsUrl(i % 2))))
     const sessions = connections.flatMap((client, c) => Array.from({ length: perClient }, (_, i) => ({ client, id: `load-${c}-${i}` })))

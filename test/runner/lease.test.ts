@@ -98,6 +98,16 @@ describe('lease keeper', () => {
     expect(losses).toBe(1)
   })
 
+  it('lease - a stall past 3/4 of the TTL but short of 9/10: holds() renews at once, and that renewal saves the lease', async () => {
+    // A stalled loop: the clock moves, no timer runs.
+    vi.setSystemTime(Date.now() + TTL_MS * 0.8)
+    expect(keeper.holds()).toBe(true)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(losses).toBe(0)
+    expect(renewals).toBe(1)
+    expect(keeper.standing).toBe(true)
+  })
+
   it('lease - holds() within the fence deadline neither fences nor changes the term', () => {
     vi.setSystemTime(Date.now() + TTL_MS * 0.7)
     expect(keeper.holds()).toBe(true)
