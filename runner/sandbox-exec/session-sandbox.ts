@@ -13,7 +13,7 @@ import { probeBwrap } from './probe.ts'
 
 /** The service's code (the WAF hook, the forwarder, a fake CLI in tests): kept visible even under a hidden HOME. */
 const CODE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '')
-const FORWARDER = fileURLToPath(new URL('./forwarder.ts', import.meta.url))
+const FORWARDER = fileURLToPath(new URL('./forwarder.mjs', import.meta.url))
 /** Where the network gate's directory appears inside a sandbox (under its private /run). */
 export const GATE_DIR_INSIDE = '/run/agent-runtime'
 /** The forwarder creates this once it listens; the launcher starts the CLI then. */

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Runs INSIDE a session's sandbox with `engine.network: allowlist`, beside
  * the agent CLI: the sandbox's network namespace has only its own loopback,
@@ -9,27 +10,29 @@
  * proxy protocol itself). Once every listener is up it creates the `ready`
  * file, which the launcher waits for before it starts the CLI.
  *
- * Node builtins only, so it starts fast; argv[2] is the JSON spec.
+ * Plain JavaScript with node builtins only, type-checked through JSDoc: every
+ * session's start waits for it, and stripping TypeScript types would cost node
+ * about 60 ms more at start (measured: ~40 ms to ready as .mjs, ~100 ms as .ts).
+ * argv[2] is the JSON spec.
  */
 import { writeFileSync } from 'node:fs'
 import net from 'node:net'
 
-interface Listener {
-  host: string
-  port: number
-  /** `host:port` to CONNECT to through the gate; none: relay the bytes as they come. */
-  tunnel?: string
-}
+/**
+ * @typedef {object} Listener
+ * @property {string} host
+ * @property {number} port
+ * @property {string} [tunnel] `host:port` to CONNECT to through the gate; none: relay the bytes as they come.
+ */
 
-interface Spec {
-  gate: string
-  ready: string
-  listeners: Listener[]
-}
+/** @type {{ gate: string, ready: string, listeners: Listener[] }} */
+const spec = JSON.parse(process.argv[2] ?? '{}')
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as Spec
-
-function relay(client: net.Socket, listener: Listener): void {
+/**
+ * @param {net.Socket} client
+ * @param {Listener} listener
+ */
+function relay(client, listener) {
   const upstream = net.createConnection(spec.gate)
   client.on('error', () => upstream.destroy())
   upstream.on('error', () => client.destroy())
@@ -44,7 +47,8 @@ function relay(client: net.Socket, listener: Listener): void {
   client.pause()
   upstream.write(`CONNECT ${listener.tunnel} HTTP/1.1\r\nHost: ${listener.tunnel}\r\n\r\n`)
   let head = Buffer.alloc(0)
-  const onData = (chunk: Buffer) => {
+  /** @param {Buffer} chunk */
+  const onData = (chunk) => {
     head = Buffer.concat([head, chunk])
     const end = head.indexOf('\r\n\r\n')
     if (end < 0) return
