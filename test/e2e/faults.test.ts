@@ -2,31 +2,15 @@
  * Production mode under faults: real processes (two gateways, two runners), a
  * real nats-server with file storage, the fake CLI. Nothing may be lost.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startCluster, type Cluster } from '../fixtures/cluster.ts'
-import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { clusterPerTest } from '../fixtures/cluster.ts'
 import { ancestorAmong, fakeCliIn, processesUnder } from '../fixtures/processes.ts'
 import { TINY_CLAUDE } from '../fixtures/load.ts'
-import { WsClient } from '../fixtures/ws-client.ts'
 
 type Msg = Record<string, unknown>
 
-let nats: Required<NatsFixture> | undefined
-let cluster: Cluster | undefined
-const clients: WsClient[] = []
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()))
-  await cluster?.stop()
-  await nats?.stop()
-  cluster = nats = undefined
-})
-
-async function connect(url: string): Promise<WsClient> {
-  const client = await WsClient.connect(url)
-  clients.push(client)
-  return client
-}
+const clusters = clusterPerTest()
+const connect = clusters.connect
 
 /** The turn's events, each once and in order: sequences rise by one from the first to the last. */
 function expectExactlyOnceInOrder(events: Msg[], answers: number): void {
@@ -38,8 +22,7 @@ function expectExactlyOnceInOrder(events: Msg[], answers: number): void {
 
 describe('faults', () => {
   it('fault - the gateway a client streams from is killed mid-turn: the client resumes on the other gateway and misses nothing', async () => {
-    nats = await startOwnNats()
-    cluster = await startCluster(nats, { gateways: 2, runners: 2 })
+    const { cluster } = await clusters.start({ gateways: 2, runners: 2 })
     const first = await connect(cluster.wsUrl(0))
     first.send({ type: 'execute', session_id: 'gw-kill', prompt: 'stamped: 300 100', request_id: 1 })
     await vi.waitFor(() => expect(first.eventsOf('gw-kill').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(60), { timeout: 20_000 })
@@ -53,8 +36,7 @@ describe('faults', () => {
   })
 
   it('fault - the runner is killed mid-turn: the turn ends in an error, its processes are gone, the next execute continues on the other runner', async () => {
-    nats = await startOwnNats()
-    cluster = await startCluster(nats, { gateways: 2, runners: 2 })
+    const { cluster } = await clusters.start({ gateways: 2, runners: 2 })
     const client = await connect(cluster.wsUrl(0))
     client.send({ type: 'execute', session_id: 'rn-kill', prompt: 'remember ALPHA', request_id: 'a' })
     await client.next((msg) => msg.request_id === 'a' && msg.event === 'completed')
@@ -82,8 +64,7 @@ describe('faults', () => {
   })
 
   it('fault - nats-server restarts mid-turn: everyone reconnects and no event of the turn is lost', async () => {
-    nats = await startOwnNats()
-    cluster = await startCluster(nats, { gateways: 2, runners: 2 })
+    const { nats, cluster } = await clusters.start({ gateways: 2, runners: 2 })
     const client = await connect(cluster.wsUrl(0))
     client.send({ type: 'execute', session_id: 'nats-restart', prompt: 'stamped: 400 100', request_id: 1 })
     await vi.waitFor(() => expect(client.eventsOf('nats-restart').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(80), { timeout: 20_000 })
@@ -93,19 +74,18 @@ describe('faults', () => {
   })
 
   it('fault - 500 concurrent sessions across two gateways all complete, no event lost or doubled', async () => {
-    nats = await startOwnNats()
     // The production lease TTL, not the fixture's 4 s: 500 CLIs starting at once can stall a runner on two cores for
     // seconds, and a fenced runner ends its turns with RUNNER_LOST (test/runner/fence.test.ts), which is not what this measures.
-    cluster = await startCluster(nats, { gateways: 2, runners: 2, engine: TINY_CLAUDE, overrides: { runner: { max_sessions: 400 }, state: { lease_ttl: '10s' } } })
+    const { cluster } = await clusters.start({ gateways: 2, runners: 2, engine: TINY_CLAUDE, overrides: { runner: { max_sessions: 400 }, state: { lease_ttl: '10s' } } })
     const perClient = 10
-    const connections = await Promise.all(Array.from({ length: 50 }, (_, i) => connect(cluster!.wsUrl(i % 2))))
+    const connections = await Promise.all(Array.from({ length: 50 }, (_, i) => connect(cluster.wsUrl(i % 2))))
     const sessions = connections.flatMap((client, c) => Array.from({ length: perClient }, (_, i) => ({ client, id: `load-${c}-${i}` })))
     for (const { client, id } of sessions) client.send({ type: 'execute', session_id: id, prompt: `hello ${id}`, request_id: id })
     await Promise.all(
       sessions.map(({ client, id }) =>
         client.next((msg) => msg.session_id === id && (msg.event === 'completed' || msg.event === 'error'), 120_000).catch(() => {
           // Say which session did not end and what it did get, not the connection's last messages.
-          const logs = [...cluster!.gateways, ...cluster!.runners].flatMap((service) => service.output().split('\n').filter((line) => line.includes(id) || /"level":"(warn|error|fatal)"/.test(line)))
+          const logs = [...cluster.gateways, ...cluster.runners].flatMap((service) => service.output().split('\n').filter((line) => line.includes(id) || /"level":"(warn|error|fatal)"/.test(line)))
           throw new Error(`session ${id} did not end within 120 s; its events: ${JSON.stringify(client.eventsOf(id))}; its log lines:\n${logs.join('\n')}`)
         }),
       ),

@@ -3,48 +3,29 @@
  * findings 3–5. Real processes: one gateway, two runners, a private
  * nats-server, the fake CLI.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startCluster, type Cluster } from '../fixtures/cluster.ts'
-import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { clusterPerTest } from '../fixtures/cluster.ts'
 import { ancestorAmong, fakeCliIn } from '../fixtures/processes.ts'
-import { WsClient } from '../fixtures/ws-client.ts'
 
 type Msg = Record<string, unknown>
 
-let nats: Required<NatsFixture> | undefined
-let cluster: Cluster | undefined
-let frozen: number | undefined
-const clients: WsClient[] = []
-
-afterEach(async () => {
-  if (frozen !== undefined) process.kill(frozen, 'SIGCONT')
-  frozen = undefined
-  await Promise.all(clients.splice(0).map((client) => client.close()))
-  await cluster?.stop()
-  await nats?.stop()
-  cluster = nats = undefined
-})
-
-async function connect(url: string): Promise<WsClient> {
-  const client = await WsClient.connect(url)
-  clients.push(client)
-  return client
-}
+const clusters = clusterPerTest()
+const connect = clusters.connect
 
 const ended = (id: unknown) => (msg: Msg) => msg.request_id === id && (msg.event === 'completed' || msg.event === 'error')
 
 describe('a runner frozen past its lease', () => {
   it('freeze - the turn is taken over, the thawed runner publishes nothing more, timed-out prompts never run, the next turn loses nothing', async () => {
-    nats = await startOwnNats()
     // Lease 4 s (the fixture's); a runner that does not answer a command is given up after 3 s.
-    cluster = await startCluster(nats, { gateways: 1, runners: 2, overrides: { nats: { request_timeout: '3s' } } })
+    const { cluster } = await clusters.start({ gateways: 1, runners: 2, overrides: { nats: { request_timeout: '3s' } } })
     const client = await connect(cluster.wsUrl(0))
     client.send({ type: 'execute', session_id: 'frz', prompt: 'stamped: 4000 200', request_id: 'long' })
     await vi.waitFor(() => expect(client.eventsOf('frz').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(20), { timeout: 20_000 })
     const owner = await ancestorAmong(await fakeCliIn(cluster.sandbox('frz')), cluster.runners.map((runner) => runner.child.pid!))
     if (owner === undefined) throw new Error('the CLI of session frz descends from no runner')
     process.kill(owner, 'SIGSTOP')
-    frozen = owner
+    let frozen = true
+    clusters.onCleanup(() => frozen && process.kill(owner, 'SIGCONT'))
     const frozenAt = Date.now()
 
     // Finding 5: the frozen runner's turn is taken over once its lease lapses, every time.
@@ -60,7 +41,7 @@ describe('a runner frozen past its lease', () => {
     for (const answer of answers) expect(['completed', 'RUNNER_TIMEOUT']).toContain(answer.event === 'completed' ? 'completed' : (answer.error as { code: string }).code)
 
     process.kill(owner, 'SIGCONT')
-    frozen = undefined
+    frozen = false
     // The thawed runner has the CLI's buffered output and the prompts placed on it to deal with.
     await new Promise((resolve) => setTimeout(resolve, 4_000))
 
