@@ -9,3 +9,4 @@ export { ErrorCodes, ServiceError, toServiceError, isErrorCode } from './errors.
 export type { ErrorCode, ErrorBody } from './errors.ts'
 export { Stats, emptyStats, addStats } from './stats.ts'
 export { DemandAnswer, DemandRefusal, DemandRequest } from './demand.ts'
+export { isInside, workDirProblem, workDirRejected } from './work-dir.ts'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { mkdir, realpath } from 'node:fs/promises'
 import path from 'node:path'
-import { ServiceError, sessionToken } from '../contract/mod.ts'
+import { isInside, ServiceError, sessionToken, workDirProblem, workDirRejected } from '../contract/mod.ts'
 
 /**
  * The longest session token used as a file or directory name as it is. Names
@@ -41,24 +41,24 @@ export function sessionPathName(sessionId: string): string {
 export async function resolveSandbox(base: string, sessionId: string, requested: string | undefined): Promise<string> {
   const byDefault = requested === undefined || requested === ''
   const wanted = byDefault ? sessionPathName(sessionId) : requested
-  if (wanted.includes('\0')) throw rejected(wanted, 'it contains a NUL byte')
   const realBase = await realBaseOf(base)
+  const problem = workDirProblem(wanted, realBase)
+  if (problem !== undefined) throw workDirRejected(wanted, problem)
   const target = path.resolve(realBase, wanted)
-  if (!isInside(realBase, target)) throw rejected(wanted, 'it lies outside the sandbox base')
   // Follow symlinks in the part that exists; only then create the rest.
   const existing = await deepestExisting(target)
   const realExisting = await realpath(existing).catch((err: unknown) => {
     throw fsFailure(wanted, err)
   })
-  if (!isInside(realBase, realExisting)) throw rejected(wanted, 'a symlink in it points outside the sandbox base')
+  if (!isInside(realBase, realExisting)) throw workDirRejected(wanted, 'a symlink in it points outside the sandbox base')
   const resolved = path.join(realExisting, path.relative(existing, target))
   await makeDir(wanted, resolved)
   // A symlink could have been created between the check and mkdir; check the result too.
   const final = await realpath(resolved).catch((err: unknown) => {
     throw fsFailure(wanted, err)
   })
-  if (!isInside(realBase, final)) throw rejected(wanted, 'a symlink in it points outside the sandbox base')
-  if (byDefault && final !== target) throw rejected(wanted, 'the session\'s sandbox is a symlink')
+  if (!isInside(realBase, final)) throw workDirRejected(wanted, 'a symlink in it points outside the sandbox base')
+  if (byDefault && final !== target) throw workDirRejected(wanted, 'the session\'s sandbox is a symlink')
   return final
 }
 
@@ -73,7 +73,7 @@ export async function resolveSandbox(base: string, sessionId: string, requested:
 export async function verifySandbox(base: string, dir: string): Promise<string> {
   const realBase = await realBaseOf(base)
   const label = labelFor(realBase, dir)
-  if (!path.isAbsolute(dir) || !isInside(realBase, dir)) throw rejected(label, 'it lies outside the sandbox base')
+  if (!path.isAbsolute(dir) || !isInside(realBase, dir)) throw workDirRejected(label, 'it lies outside the sandbox base')
   let real = await realpath(dir).catch((err: unknown) => {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw fsFailure(label, err)
@@ -81,13 +81,13 @@ export async function verifySandbox(base: string, dir: string): Promise<string> 
   if (real === undefined) {
     // Gone: create it again, but only below a part that is still the real path (no symlink in it).
     const existing = await deepestExisting(dir)
-    if ((await realpath(existing).catch(() => undefined)) !== existing) throw rejected(label, 'a symlink in it points elsewhere')
+    if ((await realpath(existing).catch(() => undefined)) !== existing) throw workDirRejected(label, 'a symlink in it points elsewhere')
     await makeDir(label, dir)
     real = await realpath(dir).catch((err: unknown) => {
       throw fsFailure(label, err)
     })
   }
-  if (real !== dir) throw rejected(label, isInside(realBase, real) ? 'a symlink in it points elsewhere' : 'a symlink in it points outside the sandbox base')
+  if (real !== dir) throw workDirRejected(label, isInside(realBase, real) ? 'a symlink in it points elsewhere' : 'a symlink in it points outside the sandbox base')
   return dir
 }
 
@@ -97,10 +97,6 @@ export async function sandboxLabel(base: string, dir: string): Promise<string> {
   return labelFor(realBase, dir)
 }
 
-export function isInside(base: string, target: string): boolean {
-  const relative = path.relative(base, target)
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
-}
 
 /** The base, created when missing, with symlinks resolved; failures are the operator's (config), so they keep the path. */
 async function realBaseOf(base: string): Promise<string> {
@@ -139,12 +135,9 @@ async function makeDir(label: string, dir: string): Promise<void> {
 /** A file-system failure, told without the server's paths (Node puts them in its messages); the original is the cause. */
 function fsFailure(label: string, err: unknown): ServiceError {
   const code = (err as NodeJS.ErrnoException | null)?.code
-  if (code === 'ENOTDIR' || code === 'EEXIST') return rejected(label, 'a part of it is a file, not a directory')
-  if (code === 'ENAMETOOLONG') return rejected(label, 'a name in it is too long')
-  if (code === 'ELOOP') return rejected(label, 'it has a symlink loop')
+  if (code === 'ENOTDIR' || code === 'EEXIST') return workDirRejected(label, 'a part of it is a file, not a directory')
+  if (code === 'ENAMETOOLONG') return workDirRejected(label, 'a name in it is too long')
+  if (code === 'ELOOP') return workDirRejected(label, 'it has a symlink loop')
   return new ServiceError('INTERNAL', `the sandbox "${label}" could not be prepared (${code ?? 'error'})`, { cause: err })
 }
 
-function rejected(workDir: string, why: string): ServiceError {
-  return new ServiceError('WORK_DIR_REJECTED', `work_dir "${workDir}" is not allowed: ${why}`)
-}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import { ServiceError, toServiceError } from '../../contract/mod.ts'
+import { ServiceError, toServiceError, workDirProblem, workDirRejected } from '../../contract/mod.ts'
 import type { RunnerClient } from '../runner-client.ts'
 import type { EventBroadcast } from './broadcast.ts'
 import { sessionNotFound } from './errors.ts'
@@ -12,7 +12,6 @@ import type { SessionRecord, SessionRegistry } from './registry.ts'
 import type { CreateSessionBody } from './schemas/request.ts'
 import type { SessionInfo } from './schemas/session.ts'
 import { DEFAULT_PROJECT, directoryFor, newSessionInfo } from './session-info.ts'
-import { workDirProblem } from './work-dir.ts'
 import { DEFAULT_TENANT } from '../auth/config.ts'
 import type { SessionOwners } from '../auth/owners.ts'
 
@@ -53,8 +52,10 @@ export class OpencodeSessions {
    */
   async create(body: CreateSessionBody, tenant: string): Promise<SessionInfo> {
     const { registry, ctx, ids, version, workBase } = this.#deps
-    const problem = body.work_dir === undefined ? undefined : workDirProblem(body.work_dir, workBase)
-    if (problem !== undefined) throw new ServiceError('WORK_DIR_REJECTED', `work_dir "${body.work_dir}" is not allowed: ${problem}`)
+    if (body.work_dir !== undefined) {
+      const problem = workDirProblem(body.work_dir, workBase)
+      if (problem !== undefined) throw workDirRejected(body.work_dir, problem)
+    }
     const id = body.session_id ?? ids('ses')
     // An id another tenant uses (on any surface) is not there for this one.
     await this.#deps.owners?.admit(tenant, id)

@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ServiceError } from '../../contract/mod.ts'
-import { isInside, resolveSandbox, sandboxLabel, sessionPathName, verifySandbox } from '../../runner/sandbox.ts'
+import { isInside } from '../../contract/mod.ts'
+import { resolveSandbox, sandboxLabel, sessionPathName, verifySandbox } from '../../runner/sandbox.ts'
 
 describe('sandbox', () => {
   let base: string

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { workDirProblem } from '../../../gateway/opencode/work-dir.ts'
+import { workDirProblem } from '../../contract/work-dir.ts'
 
 const OUTSIDE = 'it lies outside the sandbox base'
 
-describe('opencode work_dir - the runner\'s rule, judged from the path alone', () => {
+describe('work_dir - the one rule, judged from the path alone', () => {
   it.each([
     { workDir: 'proj', base: '/srv/sessions', problem: undefined },
     { workDir: 'team/project', base: '/srv/sessions', problem: undefined },
