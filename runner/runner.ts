@@ -61,6 +61,8 @@ interface Owned {
   writes: Promise<void>
   /** Ended here without being handed back (fenced, or taken over): its record is no longer this runner's to write. */
   dropped?: boolean
+  /** Asked before each try to store one of its events: not once it was dropped here, or the lease may have lapsed. */
+  publishable(): boolean
 }
 
 /** Registry writes that fail for another reason than a conflict are tried again this often, this far apart (growing). */
@@ -86,6 +88,8 @@ export class Runner {
   readonly #fenced = new Map<string, Fenced>()
   readonly #waf: RunnerWaf | undefined
   readonly #lease: LeaseKeeper
+  /** The publish guard of events of no session held here (a stop for an unowned session). */
+  readonly #leaseHolds = (): boolean => this.#lease.holds()
   #guardian: Guardian | undefined
   #subscriptions: Subscription[] = []
   #placement: Subscription | undefined
@@ -224,7 +228,7 @@ export class Runner {
         if (owned) return okReply('stop', await owned.session.stop(command.reason, command.request_id))
         // Nothing runs anywhere for it, but the client still learns it is stopped.
         const seq = (await this.#options.state.events.lastSeq(sessionId)) + 1
-        this.#publish({ event: 'stopped', ...(command.reason !== undefined && { data: command.reason }), ...(command.request_id !== undefined && { request_id: command.request_id }) }, sessionId, seq)
+        this.#publish({ event: 'stopped', ...(command.reason !== undefined && { data: command.reason }), ...(command.request_id !== undefined && { request_id: command.request_id }) }, sessionId, seq, this.#leaseHolds)
         return okReply('stop', { stopped: false })
       }
       case 'close': {
@@ -295,7 +299,7 @@ export class Runner {
     if (raced) return raced
     if (this.#closing) throw new ServiceError('RUNNER_UNAVAILABLE', `runner ${this.id} is shutting down`)
     this.#sequences.set(sessionId, Math.max(lastSeq, usedSeq))
-    const owned: Owned = { record, writes: Promise.resolve(), session: undefined as unknown as Session }
+    const owned: Owned = { record, writes: Promise.resolve(), session: undefined as unknown as Session, publishable: () => !owned.dropped && this.#lease.holds() }
     owned.session = this.#newSession(sessionId, owned)
     this.#owned.set(sessionId, owned)
     this.#updatePlacement()
@@ -480,15 +484,14 @@ export class Runner {
     // A session taken over by another runner: its sequence is theirs now, and so is telling the clients.
     if (last === undefined) return
     this.#sequences.set(sessionId, last + 1)
-    this.#publish(draft, sessionId, last + 1, this.#owned.get(sessionId))
+    this.#publish(draft, sessionId, last + 1, this.#owned.get(sessionId)?.publishable ?? this.#leaseHolds)
   }
 
-  /** `owned`: the session as this runner holds it; its events are not published once it is dropped here or the lease was lost. */
-  #publish(draft: EventDraft, sessionId: string, seq: number, owned?: Owned): void {
+  /** `publishable` is asked before each try to store the event (see Owned). */
+  #publish(draft: EventDraft, sessionId: string, seq: number, publishable: () => boolean): void {
     const event = { ...draft, session_id: sessionId, seq, ts: Date.now() } as ServiceEvent & { session_id: string; seq: number }
     this.#options.observer?.event(event)
-    const term = this.#lease.term
-    this.#options.state.events.append(event, () => owned?.dropped !== true && this.#lease.term === term && this.#lease.holds())
+    this.#options.state.events.append(event, publishable)
   }
 }
 
