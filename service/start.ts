@@ -132,6 +132,7 @@ export function sessionSettings(config: Config, options: StartOptions & { log?: 
     sandbox: new SessionSandbox(
       {
         mode: config.sandbox.mode,
+        forwarder: config.sandbox.forwarder,
         command: config.sandbox.command,
         stateDir: path.resolve(config.sandbox.state_dir),
         hide: [config.session.work_dir, config.session.marker_dir, options.configFile, config.nats.creds_file, ...config.sandbox.hide]
@@ -152,7 +153,7 @@ export function sessionSettings(config: Config, options: StartOptions & { log?: 
 async function startSandbox(sandbox: SessionSandbox, config: Config, log: Logger): Promise<void> {
   const resolved = await sandbox.resolve()
   if (resolved.mode === 'bwrap') {
-    log.info({ sandbox: 'bwrap', network: config.engine.network }, 'sessions run in a bubblewrap sandbox')
+    log.info({ sandbox: 'bwrap', network: config.engine.network, forwarder: resolved.forwarder }, 'sessions run in a bubblewrap sandbox')
     return
   }
   if (config.sandbox.mode === 'none') {

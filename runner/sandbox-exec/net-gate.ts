@@ -8,55 +8,68 @@ const MAX_HEAD_BYTES = 16 * 1024
 const HEAD_TIMEOUT_MS = 10_000
 
 export interface NetGateOptions {
-  /** The unix socket to listen on (bound read-only into the session's sandbox). */
+  /** The proxy's unix socket (bound read-only into the session's sandbox with the tunnels'). */
   socketPath: string
   targets: readonly NetTarget[]
+  /** One unix socket per loopback target: whatever connects there is relayed to that target as it is, no proxy protocol. */
+  tunnels?: readonly { socketPath: string; target: NetTarget }[]
   /** Told about each refused connection (for the log). */
   onDenied?(target: string): void
 }
 
 /**
  * The host side of a sandbox's network with `engine.network: allowlist`. The
- * sandbox has no network of its own (only its private loopback); its only
- * way out is this unix socket, which speaks the HTTP proxy protocol:
- * `CONNECT host:port` (HTTPS, and the in-sandbox forwarders of loopback
- * targets) or an absolute-form `GET http://host:port/...` (plain HTTP through
- * a proxy). A target on the allowlist is connected from the host and the
- * bytes are relayed; anything else gets 403 and nothing is connected.
+ * sandbox has no network of its own (only its private loopback); its ways
+ * out are these unix sockets. The proxy socket speaks the HTTP proxy
+ * protocol: `CONNECT host:port` (HTTPS) or an absolute-form
+ * `GET http://host:port/...` (plain HTTP through a proxy); a target on the
+ * allowlist is connected from the host and the bytes are relayed, anything
+ * else gets 403 and nothing is connected. A tunnel socket stands for one
+ * allowed loopback target (a model API on the host's loopback): the
+ * in-sandbox forwarder listening at that address inside relays to it, so
+ * the forwarder can be a plain byte pipe such as socat.
  */
 export class NetGate {
-  readonly socketPath: string
-  readonly #server: net.Server
+  readonly #servers: { server: net.Server; socketPath: string }[] = []
   readonly #sockets = new Set<net.Socket>()
 
-  private constructor(socketPath: string, server: net.Server) {
-    this.socketPath = socketPath
-    this.#server = server
-  }
+  private constructor() {}
 
   static async listen(options: NetGateOptions): Promise<NetGate> {
-    const gate: { current?: NetGate } = {}
-    const server = net.createServer((socket) => {
-      if (gate.current) gate.current.#serve(socket, options)
-      else socket.destroy()
-    })
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(options.socketPath, () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
-    gate.current = new NetGate(options.socketPath, server)
-    return gate.current
+    const gate = new NetGate()
+    try {
+      await gate.#listen(options.socketPath, (client) => gate.#serve(client, options))
+      for (const tunnel of options.tunnels ?? []) {
+        await gate.#listen(tunnel.socketPath, (client) => {
+          gate.#track(client)
+          gate.#relay(client, tunnel.target, false, Buffer.alloc(0))
+        })
+      }
+    } catch (err) {
+      await gate.close()
+      throw err
+    }
+    return gate
   }
 
   /** Stops listening and cuts every relayed connection. */
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()))
+    const closed = this.#servers.map(({ server }) => new Promise<void>((resolve) => server.close(() => resolve())))
     for (const socket of this.#sockets) socket.destroy()
-    await closed
-    await rm(this.socketPath, { force: true })
+    await Promise.all(closed)
+    await Promise.all(this.#servers.map(({ socketPath }) => rm(socketPath, { force: true })))
+  }
+
+  async #listen(socketPath: string, onConnection: (client: net.Socket) => void): Promise<void> {
+    const server = net.createServer(onConnection)
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(socketPath, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+    this.#servers.push({ server, socketPath })
   }
 
   #serve(client: net.Socket, options: NetGateOptions): void {

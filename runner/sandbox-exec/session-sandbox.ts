@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
 import { ServiceError } from '../../contract/mod.ts'
 import { bwrapArgs, planMounts, type PathKind } from './bwrap-args.ts'
-import type { EngineNetwork, SandboxMode } from './config.ts'
-import { allowedTargets, isLoopback, targetKey } from './net-allow.ts'
+import type { EngineNetwork, SandboxForwarder, SandboxMode } from './config.ts'
+import { allowedTargets, isLoopback, type NetTarget } from './net-allow.ts'
 import { NetGate } from './net-gate.ts'
 import { probeBwrap } from './probe.ts'
 
@@ -16,24 +16,36 @@ const CODE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/
 const FORWARDER = fileURLToPath(new URL('./forwarder.mjs', import.meta.url))
 /** Where the network gate's directory appears inside a sandbox (under its private /run). */
 export const GATE_DIR_INSIDE = '/run/agent-runtime'
-/** The forwarder creates this once it listens; the launcher starts the CLI then. */
-const FORWARDER_READY = '/tmp/.agent-runtime-net-ready'
 /** The proxy port inside the sandbox that HTTPS_PROXY names (moved up if a forwarded model API uses it). */
 const PROXY_PORT = 3128
 /** Files of the system no session needs, hidden even from a service running as root. */
 const SYSTEM_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers']
 
 /**
- * Starts the forwarder in the background, waits (at most about 5 s) until it
- * listens, then becomes the CLI. `$1` node, `$2` forwarder, `$3` its spec.
+ * Starts the forwarders in the background, waits until the sandbox's
+ * loopback has as many listening TCP sockets as there are listeners (read
+ * from /proc/net with shell builtins only: the sandbox's network namespace
+ * has no other listener), then becomes the CLI. It spins first (socat
+ * listens within a few ms) and gives up after about 5 s.
+ * `$1` listeners to wait for, `$2` forwarder processes, then three words for each, then the CLI.
  */
 const LAUNCH_WITH_FORWARDER = [
-  'node=$1 fwd=$2 spec=$3; shift 3',
-  '(cd / && exec "$node" "$fwd" "$spec" </dev/null >/dev/null) &',
+  'want=$1 count=$2; shift 2',
+  'while [ "$count" -gt 0 ]; do',
+  '  (cd / && exec "$1" "$2" "$3" </dev/null >/dev/null) &',
+  '  shift 3; count=$((count-1))',
+  'done',
   'i=0',
-  `while [ ! -e ${FORWARDER_READY} ]; do`,
-  '  i=$((i+1)); if [ "$i" -gt 1000 ]; then echo "agent-runtime sandbox: the network forwarder did not start" >&2; exit 1; fi',
-  '  sleep 0.005',
+  'while :; do',
+  '  up=0',
+  '  for table in /proc/net/tcp /proc/net/tcp6; do',
+  '    [ -r "$table" ] || continue',
+  '    while read -r _ _ _ state _; do [ "$state" = 0A ] && up=$((up+1)); done <"$table"',
+  '  done',
+  '  [ "$up" -ge "$want" ] && break',
+  '  i=$((i+1))',
+  '  if [ "$i" -gt 1200 ]; then echo "agent-runtime sandbox: the network forwarder did not start" >&2; exit 1; fi',
+  '  if [ "$i" -gt 200 ]; then sleep 0.005; fi',
   'done',
   'exec "$@"',
 ].join('\n')
@@ -41,6 +53,8 @@ const LAUNCH_WITH_FORWARDER = [
 export interface SandboxSettings {
   /** `sandbox.mode` as configured. */
   mode: SandboxMode
+  /** `sandbox.forwarder` as configured. */
+  forwarder: SandboxForwarder
   /** The bwrap executable. */
   command: string
   /** Absolute base of the per-session CLI state directories. */
@@ -80,7 +94,10 @@ export interface LaunchRequest {
   readOnly?: readonly string[]
 }
 
-export type ResolvedSandbox = { mode: 'bwrap' } | { mode: 'none'; reason: string }
+/** What relays the sandbox's loopback to its network gate (`engine.network: allowlist`). */
+type Forwarder = { kind: 'socat'; path: string } | { kind: 'node' }
+
+export type ResolvedSandbox = { mode: 'bwrap'; forwarder?: Forwarder['kind'] } | { mode: 'none'; reason: string }
 
 /**
  * The kernel sandbox of a runner's sessions (README "Session sandbox"):
@@ -92,6 +109,7 @@ export class SessionSandbox {
   readonly #programs: string[]
   #resolved: Promise<ResolvedSandbox> | undefined
   #mode: 'bwrap' | 'none' | undefined
+  #forwarder: Forwarder = { kind: 'node' }
 
   constructor(settings: SandboxSettings, log?: Logger) {
     this.#settings = settings
@@ -108,13 +126,17 @@ export class SessionSandbox {
     return this.#settings.network
   }
 
-  /** Probes bwrap once (`auto`, `bwrap`); `bwrap` that does not work here is an error. */
+  /** Probes bwrap once (`auto`, `bwrap`); `bwrap` that does not work here is an error, and so is `sandbox.forwarder: socat` without socat. */
   resolve(): Promise<ResolvedSandbox> {
     this.#resolved ??= (async (): Promise<ResolvedSandbox> => {
-      const { mode, command } = this.#settings
+      const { mode, command, network } = this.#settings
       if (mode === 'none') return { mode: 'none', reason: 'sandbox.mode is none' }
       const probe = await probeBwrap(command)
-      if (probe.ok) return { mode: 'bwrap' }
+      if (probe.ok) {
+        if (network !== 'allowlist') return { mode: 'bwrap' }
+        this.#forwarder = this.#pickForwarder()
+        return { mode: 'bwrap', forwarder: this.#forwarder.kind }
+      }
       if (mode === 'bwrap') throw new Error(`sandbox.mode is bwrap, but bubblewrap cannot make a sandbox here: ${probe.reason}`)
       return { mode: 'none', reason: probe.reason }
     })().then((resolved) => {
@@ -122,6 +144,15 @@ export class SessionSandbox {
       return resolved
     })
     return this.#resolved
+  }
+
+  #pickForwarder(): Forwarder {
+    const choice = this.#settings.forwarder
+    if (choice === 'node') return { kind: 'node' }
+    const socat = onPath('socat')
+    if (socat) return { kind: 'socat', path: socat }
+    if (choice === 'socat') throw new Error('sandbox.forwarder is socat, but socat is not on PATH (Debian: apt-get install socat)')
+    return { kind: 'node' }
   }
 
   async prepare(request: LaunchRequest): Promise<Launch> {
@@ -149,16 +180,31 @@ export class SessionSandbox {
     if (credentials) readOnly.push(credentials)
 
     let gate: { gate: NetGate; dir: string } | undefined
-    let forwarderSpec: string | undefined
+    let forwarding: string[] | undefined
     if (settings.network === 'allowlist') {
       const targets = allowedTargets(env, settings.networkAllow)
+      // A model API on the host's loopback is reached at its own address inside: a listener there, tunnelled to it.
+      const listeners = new Map<string, Listener>()
+      const tunnels: { socketPath: string; target: NetTarget }[] = []
+      for (const target of targets.filter((t) => isLoopback(t.host))) {
+        const host = target.host === '::1' ? '::1' : target.host.startsWith('127.') ? target.host : '127.0.0.1'
+        const key = `${host}|${target.port}`
+        if (listeners.has(key)) continue
+        const socket = `tunnel-${listeners.size}.sock`
+        listeners.set(key, { host, port: target.port, socket: `${GATE_DIR_INSIDE}/${socket}` })
+        tunnels.push({ socketPath: socket, target })
+      }
+      let proxyPort = PROXY_PORT
+      while ([...listeners.values()].some((l) => l.port === proxyPort)) proxyPort++
+      listeners.set('proxy', { host: '127.0.0.1', port: proxyPort, socket: `${GATE_DIR_INSIDE}/proxy.sock` })
       const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-net-'))
       try {
         gate = {
           dir,
           gate: await NetGate.listen({
-            socketPath: path.join(dir, 'net.sock'),
+            socketPath: path.join(dir, 'proxy.sock'),
             targets,
+            tunnels: tunnels.map((t) => ({ ...t, socketPath: path.join(dir, t.socketPath) })),
             onDenied: (target) => this.#log?.warn({ cli_session_id: request.key, target }, 'sandbox: refused a connection outside engine.network_allow'),
           }),
         }
@@ -167,15 +213,7 @@ export class SessionSandbox {
         throw err
       }
       readOnly.push({ source: dir, dest: GATE_DIR_INSIDE })
-      const listeners = new Map<string, { host: string; port: number; tunnel?: string }>()
-      for (const target of targets.filter((t) => isLoopback(t.host))) {
-        const host = target.host === '::1' ? '::1' : target.host.startsWith('127.') ? target.host : '127.0.0.1'
-        listeners.set(`${host}|${target.port}`, { host, port: target.port, tunnel: targetKey(target) })
-      }
-      let proxyPort = PROXY_PORT
-      while ([...listeners.values()].some((l) => l.port === proxyPort)) proxyPort++
-      listeners.set(`proxy`, { host: '127.0.0.1', port: proxyPort })
-      forwarderSpec = JSON.stringify({ gate: `${GATE_DIR_INSIDE}/net.sock`, ready: FORWARDER_READY, listeners: [...listeners.values()] })
+      forwarding = forwarderArgs(this.#forwarder, [...listeners.values()])
       const proxy = `http://127.0.0.1:${proxyPort}`
       Object.assign(env, { HTTPS_PROXY: proxy, https_proxy: proxy, HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: 'localhost,127.0.0.1,::1', no_proxy: 'localhost,127.0.0.1,::1' })
     } else {
@@ -200,8 +238,8 @@ export class SessionSandbox {
       env,
       // bwrap itself starts in / (it changes into the sandbox directory inside): only the session's own processes work there.
       wrap(command, args) {
-        if (forwarderSpec === undefined) return { command: bwrap, args: [...prefix, '--', command, ...args], cwd: '/' }
-        return { command: bwrap, args: [...prefix, '--', '/bin/sh', '-c', LAUNCH_WITH_FORWARDER, 'sh', process.execPath, FORWARDER, forwarderSpec, command, ...args], cwd: '/' }
+        if (forwarding === undefined) return { command: bwrap, args: [...prefix, '--', command, ...args], cwd: '/' }
+        return { command: bwrap, args: [...prefix, '--', '/bin/sh', '-c', LAUNCH_WITH_FORWARDER, 'sh', ...forwarding, command, ...args], cwd: '/' }
       },
       async dispose() {
         if (!gate) return
@@ -219,6 +257,27 @@ export class SessionSandbox {
     await mkdir(sessionConfigDir, { recursive: true, mode: 0o700 })
     return { source, dest: path.join(sessionConfigDir, '.credentials.json') }
   }
+}
+
+/** A TCP listener on the sandbox's loopback and the gate socket (inside) it relays to. */
+interface Listener {
+  host: string
+  port: number
+  socket: string
+}
+
+/**
+ * The launcher's forwarder arguments: how many listeners to wait for, how
+ * many processes, and three words for each (socat: one per listener;
+ * node: one for all, its listeners as JSON).
+ */
+export function forwarderArgs(forwarder: Forwarder, listeners: readonly Listener[]): string[] {
+  if (forwarder.kind === 'node') return [String(listeners.length), '1', process.execPath, FORWARDER, JSON.stringify(listeners)]
+  const processes = listeners.flatMap(({ host, port, socket }) => {
+    const listen = host.includes(':') ? `TCP6-LISTEN:${port},bind=[${host}],fork,reuseaddr` : `TCP4-LISTEN:${port},bind=${host},fork,reuseaddr`
+    return [forwarder.path, listen, `UNIX-CONNECT:${socket}`]
+  })
+  return [String(listeners.length), String(listeners.length), ...processes]
 }
 
 /** A launch that runs the CLI as it is (sandbox.mode none): only the environment allowlist applies. */
