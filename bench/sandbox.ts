@@ -3,7 +3,8 @@
  * the shell fake CLI (spawn to result: what the sandbox adds to a session
  * start) and a tool call's round trip with the Node fake CLI (tool_use to
  * tool_result), with `sandbox.mode: none`, bwrap with `engine.network: open`
- * and bwrap with the default `allowlist` (its forwarder starts beside the CLI).
+ * and bwrap with the default `allowlist` (its forwarder starts beside the CLI:
+ * socat, the default where it is installed, or the service's Node forwarder).
  * In-process dev service, sequential, medians.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -30,7 +31,8 @@ export interface SandboxCost {
 const SCENARIOS = [
   { scenario: 'none', sandbox: { mode: 'none' }, network: 'open' },
   { scenario: 'bwrap, network open', sandbox: { mode: 'bwrap' }, network: 'open' },
-  { scenario: 'bwrap, network allowlist (default)', sandbox: { mode: 'bwrap' }, network: 'allowlist' },
+  { scenario: 'bwrap, network allowlist, socat forwarder (default)', sandbox: { mode: 'bwrap', forwarder: 'socat' }, network: 'allowlist' },
+  { scenario: 'bwrap, network allowlist, node forwarder', sandbox: { mode: 'bwrap', forwarder: 'node' }, network: 'allowlist' },
 ] as const
 
 export async function measureSandboxCost(): Promise<SandboxCost[] | string> {

@@ -42,6 +42,11 @@ describe('dockerfiles - lint and conventions', () => {
     expect(instructions(text).at(-1)).toBe('CMD ["runner"]')
   })
 
+  test('the runner image carries what the session sandbox needs (bubblewrap, socat for the network forwarder)', async () => {
+    const apt = instructions(await readFile(path.join(ROOT, 'Dockerfile.runner'), 'utf8')).find((l) => l.includes('apt-get install'))
+    expect(apt?.split(/\s+/)).toEqual(expect.arrayContaining(['bubblewrap', 'socat']))
+  })
+
   test('.dockerignore keeps tests, tools and local state out of the images', async () => {
     const ignored = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8')).split('\n')
     for (const entry of ['.git', '.tools', 'node_modules', 'test', 'bench', 'charts', 'data']) expect(ignored).toContain(entry)
