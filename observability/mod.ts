@@ -2,8 +2,6 @@
 export { startObservability } from './setup.ts'
 export type { Observability, ObservabilityOptions } from './setup.ts'
 export type { GatewayObservability } from './gateway-observability.ts'
-export type { RunnerObserver } from './runner-observer.ts'
-export type { DangerBlock } from './danger-block.ts'
 export { Metrics } from './metrics.ts'
 export { OtelConfigSchema, RunnerHttpPort } from './config.ts'
 export type { OtelConfig } from './config.ts'

@@ -1,22 +1,8 @@
 import type { Logger } from 'pino'
-import type { Headers } from '../bus/mod.ts'
-import { ErrorCodes, isErrorCode, isTurnEnd, type Command, type ErrorBody, type ServiceEvent } from '../contract/mod.ts'
-import type { DangerBlock } from './danger-block.ts'
+import { ErrorCodes, isErrorCode, isTurnEnd } from '../contract/mod.ts'
+import type { RunnerObserver } from '../runner/observer.ts'
 import type { Metrics } from './metrics.ts'
 import type { TurnSpans } from './turn-spans.ts'
-
-/**
- * What the runner tells observability: each command it takes (with the bus
- * message's headers, which carry the trace context), each command it refuses,
- * each event it publishes, and each WAF block. Calls never throw.
- */
-export interface RunnerObserver {
-  command(command: Command, headers: Headers | undefined): void
-  commandFailed(command: Command, error: ErrorBody): void
-  event(event: ServiceEvent): void
-  /** For the WAF integration: a prompt or tool call was blocked. */
-  dangerBlocked(block: DangerBlock): void
-}
 
 export interface RunnerObserverDeps {
   metrics: Metrics
@@ -25,7 +11,7 @@ export interface RunnerObserverDeps {
   log: Logger
 }
 
-/** Metrics, spans and the failed-turn log line from the runner's own stream of commands and events. */
+/** The runner's observer (runner/observer.ts): metrics, spans and the failed-turn log line from its commands, events and WAF blocks. */
 export function createRunnerObserver({ metrics, spans, log }: RunnerObserverDeps): RunnerObserver {
   const guard = (what: string, fn: () => void) => {
     try {

@@ -2,8 +2,7 @@ import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
 import type { Config } from '../config/mod.ts'
 import type { Engine } from '../runner/engine/engine.ts'
-import type { BlockedTool } from '../runner/waf/guard.ts'
-import type { WafMatch } from '../runner/waf/matcher.ts'
+import type { RunnerObserver } from '../runner/observer.ts'
 import { SERVICE_VERSION } from '../service/version.ts'
 import type { GatewayObservability } from './gateway-observability.ts'
 import { registerHealthRoutes } from './health-routes.ts'
@@ -12,7 +11,7 @@ import { Metrics } from './metrics.ts'
 import { busReadiness, Readiness, runnerReadiness } from './readiness.ts'
 import { recordRequestDurations, wsRoute } from './request-metrics.ts'
 import { startRunnerHttp } from './runner-http.ts'
-import { createRunnerObserver, type RunnerObserver } from './runner-observer.ts'
+import { createRunnerObserver } from './runner-observer.ts'
 import { TracedBus } from './traced-bus.ts'
 import { startTracing, type Tracing } from './tracing.ts'
 import { TurnSpans } from './turn-spans.ts'
@@ -39,10 +38,8 @@ export interface Observability {
   meterEngine(engine: Engine): Engine
   /** Runner (dev, runner modes): the session sandbox in force, shown on /health/ready. */
   reportSandbox(mode: 'bwrap' | 'none'): void
-  /** Runner: the hooks it calls for each command and event. */
+  /** Runner: what it reports (each command, event and WAF block). */
   readonly runnerObserver: RunnerObserver
-  /** Runner WAF: its `onBlock` listener (runner/waf/guard.ts); counts the block and records its span. */
-  onWafBlock(match: WafMatch, sessionId: string, tool?: BlockedTool): void
   /** Gateway: the bus to send commands on (carrying the trace context when tracing is on). */
   gatewayBus(bus: Bus): Bus
   /** Gateway: probes, /metrics, request timing. */
@@ -86,16 +83,6 @@ export async function startObservability(options: ObservabilityOptions): Promise
       sandbox = mode
     },
     runnerObserver,
-    onWafBlock(match, sessionId, tool) {
-      runnerObserver.dangerBlocked({
-        session_id: sessionId,
-        category: match.category,
-        rule_id: match.rule_id,
-        operation: match.excerpt,
-        tool_id: tool?.id,
-        tool_name: tool?.name,
-      })
-    },
     gatewayBus: (inner) => (tracing ? new TracedBus(inner, tracing, config.namespace) : inner),
     gateway: {
       register(app) {

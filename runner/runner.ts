@@ -21,8 +21,8 @@ import { Guardian } from './process/guardian.ts'
 import { claimSession } from './ownership.ts'
 import { expired, lateBy, pastDeadline } from './deadline.ts'
 import { Session, type EventDraft, type SessionSettings } from './session.ts'
-import { RunnerWaf, type WafBlockListener } from './waf/guard.ts'
-import type { RunnerObserver } from '../observability/runner-observer.ts'
+import { dangerBlock, type RunnerObserver } from './observer.ts'
+import { RunnerWaf } from './waf/guard.ts'
 import type { WafConfig } from './waf/rules.ts'
 
 export interface RunnerOptions {
@@ -41,9 +41,7 @@ export interface RunnerOptions {
   log: Logger
   /** The `waf` config section; the WAF is off when it is missing or disabled. */
   waf?: WafConfig | undefined
-  /** Called on every WAF block (metrics, traces). */
-  onWafBlock?: WafBlockListener | undefined
-  /** Sees every command and event (metrics, traces: observability/runner-observer.ts). */
+  /** Told every command, event and WAF block (metrics, traces: runner/observer.ts). */
   observer?: RunnerObserver | undefined
 }
 
@@ -102,7 +100,9 @@ export class Runner {
     this.#markers = new MarkerStore(options.markerDir)
     if (options.waf?.enabled) {
       const home = options.settings.engineEnv.HOME ?? process.env.HOME
-      this.#waf = new RunnerWaf({ config: options.waf, home, onBlock: options.onWafBlock, log: options.log.child({ component: 'waf' }) })
+      const { observer } = options
+      const onBlock = observer && ((...blocked: Parameters<typeof dangerBlock>) => observer.dangerBlocked(dangerBlock(...blocked)))
+      this.#waf = new RunnerWaf({ config: options.waf, home, onBlock, log: options.log.child({ component: 'waf' }) })
     }
     this.#lease = new LeaseKeeper({
       leases: options.state.leases,

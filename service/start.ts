@@ -75,7 +75,6 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
         settings,
         log: log.child({ component: 'runner' }),
         waf: config.waf,
-        onWafBlock: observability.onWafBlock,
         observer: observability.runnerObserver,
       })
       await runner.start()
