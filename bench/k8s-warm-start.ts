@@ -18,7 +18,7 @@
  */
 import pino from 'pino'
 import { NatsBus, type Bus, type Subscription } from '../bus/mod.ts'
-import { resolveConfig } from '../config/mod.ts'
+import { resolveConfig } from '../service/config/mod.ts'
 import { emptyStats } from '../contract/stats.ts'
 import { sessionToken } from '../contract/subjects.ts'
 import { systemClock } from '../controller/clock.ts'
@@ -30,7 +30,8 @@ import { ClientNodeKubeApi } from '../controller/kube/client.ts'
 import { kubeConfigFor } from '../controller/kube/connect.ts'
 import { LABEL } from '../controller/labels.ts'
 import { RegistrySessionEvents, registrySessionSource } from '../controller/registry-source.ts'
-import { openState, type State } from '../state/mod.ts'
+import { openServiceState } from '../service/state.ts'
+import type { State } from '../state/mod.ts'
 import { FakeKubeApi } from '../test/fakes/kube-api.ts'
 import { FakeKubelet } from '../test/fakes/kubelet.ts'
 import { startNats } from '../test/fixtures/nats-server.ts'
@@ -118,7 +119,7 @@ export async function measureK8sWarmStart(options: Partial<K8sWarmStartOptions> 
   const kubelet = new FakeKubelet(kube, NAMESPACE)
   const bus = await NatsBus.connect(nats.url, { name: 'bench-k8s' })
   const silent = pino({ level: 'silent' })
-  const state = await openState(bus, resolveConfig({ nats: { url: nats.url, prefix }, state: { storage: 'memory' } }, {}), silent)
+  const state = await openServiceState(bus, resolveConfig({ nats: { url: nats.url, prefix }, state: { storage: 'memory' } }, {}), silent)
   const runners = new Map<string, FakePodRunner>()
   // The kubelet makes a pod ready; then its runner starts and joins the placement queue.
   const stopFollow = kube.onChange((type, resource, object) => {

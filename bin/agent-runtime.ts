@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config/mod.ts'
 import { secretsOf } from '../observability/mod.ts'
+import { ConfigError, loadConfig } from '../service/config/mod.ts'
 import { createLogger } from '../service/logger.ts'
 import { startService, type Mode } from '../service/start.ts'
 import { SERVICE_VERSION } from '../service/version.ts'

@@ -2,9 +2,9 @@ import { z } from 'zod'
 import { parseDuration } from './duration.ts'
 
 /**
- * Field types shared by the section schemas that live beside their code
- * (gateway/auth/config.ts, gateway/limits/config.ts, …). Kept apart from
- * config/schema.ts, which imports those sections.
+ * The configuration's field kit: field types shared by the section schemas that
+ * live beside their code (state/config.ts, gateway/limits/config.ts, …), which
+ * service/config/schema.ts gathers into one. A leaf: it imports no other part of the project.
  */
 
 /**

@@ -26,3 +26,16 @@ export type OtelConfig = z.output<typeof OtelConfigSchema>
  * Unset: no server. Env: RUNNER_HTTP_PORT.
  */
 export const RunnerHttpPort = z.number().int().min(0).max(65535).optional()
+
+/** What startObservability needs of the configuration. */
+export interface ObservabilitySettings {
+  /** The deployment's name (`namespace`), on every span. */
+  namespace: string
+  /** The subject prefix (`nats.prefix`) readiness pings the bus under. */
+  subjectPrefix: string
+  otel: OtelConfig
+  /** Runner mode: the probe and metrics server's port (`runner.http_port`); unset: no server. */
+  httpPort: number | undefined
+  /** Its bind address (`server.host`). */
+  host: string
+}

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
-import type { Config } from '../config/mod.ts'
 import type { Engine } from '../runner/engine/engine.ts'
 import type { RunnerObserver } from '../runner/observer.ts'
 import { SERVICE_VERSION } from '../service/version.ts'
@@ -8,6 +7,7 @@ import type { GatewayObservability } from './gateway-observability.ts'
 import { registerHealthRoutes } from './health-routes.ts'
 import { meterEngine } from './metered-engine.ts'
 import { Metrics } from './metrics.ts'
+import type { ObservabilitySettings } from './config.ts'
 import { busReadiness, Readiness, runnerReadiness } from './readiness.ts'
 import { recordRequestDurations, wsRoute } from './request-metrics.ts'
 import { startRunnerHttp } from './runner-http.ts'
@@ -21,7 +21,7 @@ const WS_PATH = '/ws/v1/agent'
 
 export interface ObservabilityOptions {
   mode: 'dev' | 'gateway' | 'runner'
-  config: Config
+  settings: ObservabilitySettings
   log: Logger
   /** The service's bus as it is: readiness pings go on it untraced. */
   bus: Bus
@@ -51,11 +51,11 @@ export interface Observability {
 }
 
 export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
-  const { mode, config, log, bus } = options
+  const { mode, settings, log, bus } = options
   const startedAt = Date.now()
   const metrics = new Metrics()
-  const tracing = await startTracing(config.otel, { version: SERVICE_VERSION, namespace: config.namespace, mode }, log)
-  const spans = tracing && mode !== 'gateway' ? new TurnSpans(tracing, config.namespace) : undefined
+  const tracing = await startTracing(settings.otel, { version: SERVICE_VERSION, namespace: settings.namespace, mode }, log)
+  const spans = tracing && mode !== 'gateway' ? new TurnSpans(tracing, settings.namespace) : undefined
   const runnerObserver = createRunnerObserver({ metrics, spans, log: log.child({ component: 'runner' }) })
   let engine: Engine | undefined
   let readiness: Readiness | undefined
@@ -66,7 +66,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
         ? engine
           ? runnerReadiness(engine, bus)
           : async () => ({ engine: false, pool: false })
-        : busReadiness(bus, config.nats.prefix),
+        : busReadiness(bus, settings.subjectPrefix),
       { draining: options.draining, sandbox: () => sandbox },
     ))
   const routes = { metrics, version: SERVICE_VERSION, startedAt }
@@ -83,7 +83,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
       sandbox = mode
     },
     runnerObserver,
-    gatewayBus: (inner) => (tracing ? new TracedBus(inner, tracing, config.namespace) : inner),
+    gatewayBus: (inner) => (tracing ? new TracedBus(inner, tracing, settings.namespace) : inner),
     gateway: {
       register(app) {
         recordRequestDurations(app, metrics)
@@ -94,11 +94,11 @@ export async function startObservability(options: ObservabilityOptions): Promise
       },
     },
     async serveRunner() {
-      const port = config.runner.http_port
+      const port = settings.httpPort
       if (port === undefined) return undefined
       const server = await startRunnerHttp({
         port,
-        host: config.server.host,
+        host: settings.host,
         log,
         register(app) {
           recordRequestDurations(app, metrics)

@@ -4,16 +4,17 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { MemoryBus, NatsBus, type Bus, type NatsAuth } from '../bus/mod.ts'
-import type { Config } from '../config/mod.ts'
-import { startControllerService } from '../controller/service.ts'
 import { buildGateway } from '../gateway/server.ts'
 import { startObservability } from '../observability/mod.ts'
 import { createEngine, Runner, type SessionSettings } from '../runner/mod.ts'
 import { SessionSandbox } from '../runner/sandbox-exec/mod.ts'
-import { openState, type State } from '../state/mod.ts'
+import type { State } from '../state/mod.ts'
+import type { Config } from './config/schema.ts'
+import { observabilitySettings, securityOptions } from './config/slices.ts'
+import { startControllerService } from './controller.ts'
 import { Lifecycle } from './lifecycle.ts'
-import { securityOptions } from './server-config.ts'
 import { gracefulShutdown } from './shutdown.ts'
+import { openServiceState } from './state.ts'
 
 export type Mode = 'dev' | 'gateway' | 'runner' | 'controller'
 
@@ -45,18 +46,18 @@ export interface StartOptions {
 
 /** Starts the parts of `mode`: dev = gateway + runner on an in-process bus; gateway or runner alone over NATS. */
 export async function startService(mode: Mode, config: Config, log: Logger, options: StartOptions = {}): Promise<Service> {
-  const bus: Bus =
+  const bus: MemoryBus | NatsBus =
     mode === 'dev'
       ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
       : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix })
   if (mode === 'controller') return { mode, bus, ...(await startControllerService(config, bus, log)) }
   const lifecycle = new Lifecycle()
-  const observability = await startObservability({ mode, config, log, bus, draining: () => lifecycle.draining })
+  const observability = await startObservability({ mode, settings: observabilitySettings(config), log, bus, draining: () => lifecycle.draining })
   let runner: Runner | undefined
   let app: FastifyInstance | undefined
   let state: State | undefined
   try {
-    state = await openState(bus, config, log.child({ component: 'state' }))
+    state = await openServiceState(bus, config, log.child({ component: 'state' }))
     if (mode !== 'gateway') {
       const settings = sessionSettings(config, { ...options, log: log.child({ component: 'sandbox' }) })
       await startSandbox(settings.sandbox!, config, log)

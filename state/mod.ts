@@ -1,10 +1,9 @@
 /** Session state: the registry, runner leases and the event log, in memory (dev) or JetStream. */
 import path from 'node:path'
+import type { NatsConnection } from '@nats-io/nats-core'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
-import { NatsBus } from '../bus/mod.ts'
-import type { Config } from '../config/mod.ts'
-import { ConfigError } from '../config/mod.ts'
+import type { StateSettings } from './config.ts'
 import { KvDocuments, MemoryDocuments, type Documents } from './documents.ts'
 import { FileDocuments } from './file-documents.ts'
 import type { EventLog } from './event-log.ts'
@@ -14,6 +13,8 @@ import { MemoryEventLog, MemoryLeases, MemoryRegistry } from './memory.ts'
 import type { RunnerLeases, SessionRegistry } from './registry.ts'
 
 export type { EventLog } from './event-log.ts'
+export { StateConfigSchema } from './config.ts'
+export type { StateConfig, StateSettings } from './config.ts'
 export { RegistryConflictError, SessionRecord, RunnerLease, unfinishedTurns } from './registry.ts'
 export type { RecordedTurn, RegistryChange, RunnerLeases, SessionRegistry, Versioned } from './registry.ts'
 export { MemoryEventLog, MemoryLeases, MemoryRegistry } from './memory.ts'
@@ -40,34 +41,38 @@ export function durableFileName(name: string): string {
   return `.${name}.jsonl`
 }
 
-/** Opens the configured backend: memory on the in-process bus, JetStream on NATS. */
-export async function openState(bus: Bus, config: Config, log: Logger): Promise<State> {
-  const backend = config.state.backend === 'auto' ? (bus.kind === 'memory' ? 'memory' : 'jetstream') : config.state.backend
-  const prefix = config.nats.prefix
-  if (backend === 'memory') {
-    if (bus.kind !== 'memory') {
+/**
+ * Where state lives: JetStream on a NATS connection, or this process's memory, whose
+ * event log still publishes each event on the bus.
+ */
+export type StateStore = { connection: NatsConnection } | { memory: Bus }
+
+/** Opens the session state in `store`. */
+export async function openState(store: StateStore, settings: StateSettings, log: Logger): Promise<State> {
+  const { prefix } = settings
+  if ('memory' in store) {
+    if (store.memory.kind !== 'memory') {
       log.warn('state.backend is memory on NATS: nothing is persisted or shared, there is no replay and only one runner works; meant for measurements, not production')
     }
-    const events = new MemoryEventLog(bus, prefix, config.state.events_per_session)
+    const events = new MemoryEventLog(store.memory, prefix, settings.events_per_session)
     const documents = async <T>(name: string, options?: { durable?: boolean }): Promise<Documents<T>> =>
-      options?.durable ? FileDocuments.open<T>(path.join(path.resolve(config.session.marker_dir), durableFileName(name))) : new MemoryDocuments<T>()
+      options?.durable ? FileDocuments.open<T>(path.join(path.resolve(settings.durable_dir), durableFileName(name))) : new MemoryDocuments<T>()
     return { registry: new MemoryRegistry(), leases: new MemoryLeases(), events, documents, close: () => events.close() }
   }
-  if (!(bus instanceof NatsBus)) throw new ConfigError('config: state.backend: jetstream needs the NATS bus (gateway or runner mode)')
-  const nc = bus.connection
-  const settings = { storage: config.state.storage, replicas: config.state.replicas, leaseTtlMs: config.state.lease_ttl }
+  const nc = store.connection
+  const buckets = { storage: settings.storage, replicas: settings.replicas, leaseTtlMs: settings.lease_ttl }
   const [registry, leases, events] = await Promise.all([
-    KvRegistry.open(nc, prefix, settings),
-    KvLeases.open(nc, prefix, settings),
+    KvRegistry.open(nc, prefix, buckets),
+    KvLeases.open(nc, prefix, buckets),
     JetStreamEventLog.open(
       nc,
       prefix,
       {
-        storage: config.state.storage,
-        replicas: config.state.replicas,
-        maxAgeMs: config.state.event_max_age,
-        perSession: config.state.events_per_session,
-        maxBytes: config.state.event_max_bytes,
+        storage: settings.storage,
+        replicas: settings.replicas,
+        maxAgeMs: settings.event_max_age,
+        perSession: settings.events_per_session,
+        maxBytes: settings.event_max_bytes,
       },
       log,
     ),
@@ -76,7 +81,7 @@ export async function openState(bus: Bus, config: Config, log: Logger): Promise<
     registry,
     leases,
     events,
-    documents: (name) => KvDocuments.open(nc, prefix, name, settings),
+    documents: (name) => KvDocuments.open(nc, prefix, name, buckets),
     async close() {
       await events.flush()
       await events.close()

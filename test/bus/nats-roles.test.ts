@@ -11,7 +11,7 @@ import { PermissionViolationError, type NatsConnection } from '@nats-io/transpor
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NatsBus } from '../../bus/mod.ts'
-import { ConfigSchema } from '../../config/mod.ts'
+import { ConfigSchema } from '../../service/config/mod.ts'
 import { inboxPrefixFor, permissionsFor, type PermissionSpec } from '../../contract/permissions.ts'
 import { subjects } from '../../contract/subjects.ts'
 import { emptyStats } from '../../contract/stats.ts'
@@ -20,7 +20,8 @@ import { encodeUserJwt, formatCreds } from '../../controller/credentials/jwt.ts'
 import { BusDemandSource } from '../../controller/demand.ts'
 import { RegistrySessionEvents, registrySessionSource } from '../../controller/registry-source.ts'
 import { requestColdPod } from '../../gateway/cold-start.ts'
-import { openState, type State } from '../../state/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { State } from '../../state/mod.ts'
 import { natsOperator, type NatsOperator } from '../fixtures/nats-jwt.ts'
 import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
@@ -49,7 +50,7 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
   }
 
   async function open(bus: NatsBus): Promise<State> {
-    const state = await openState(bus, config, log)
+    const state = await openServiceState(bus, config, log)
     states.push(state)
     return state
   }

@@ -16,10 +16,11 @@ import { subjects } from '../../contract/subjects.ts'
 import { encodeUserJwt, formatCreds } from '../../controller/credentials/jwt.ts'
 import { SessionCredentialMinter } from '../../controller/credentials/mint.ts'
 import { createUser } from '@nats-io/nkeys'
-import { openState, type State } from '../../state/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { State } from '../../state/mod.ts'
 import { sessionKey } from '../../state/keys.ts'
 import { openBucket } from '../../state/bucket.ts'
-import { ConfigSchema } from '../../config/mod.ts'
+import { ConfigSchema } from '../../service/config/mod.ts'
 import { natsOperator, type NatsOperator } from '../fixtures/nats-jwt.ts'
 import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
@@ -74,7 +75,7 @@ describe('session credentials on a real nats-server (operator mode)', () => {
     gateway = await NatsBus.connect(server.url, { name: 'gateway', logger: quiet, auth: { credsFile: await roleCreds(gatewaySpec) }, inboxPrefix: inboxPrefixFor(gatewaySpec) })
     // The gateway's role opens the deployment's streams and buckets, as a gateway process does.
     const config = ConfigSchema.parse({ nats: { prefix: PREFIX }, state: { storage: 'memory' } })
-    state = await openState(gateway, config, log)
+    state = await openServiceState(gateway, config, log)
     podA = await sessionBus(SESSION_A, 'pod-a')
   })
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
-import { resolveConfig } from '../../config/mod.ts'
+import { resolveConfig } from '../../service/config/mod.ts'
 import { LABEL } from '../../controller/labels.ts'
 import { buildSandboxPod } from '../../controller/pod-spec.ts'
 import { CHART, find, helm, PRODUCTION_VALUES, render, validateManifest, type Manifest } from './render.ts'

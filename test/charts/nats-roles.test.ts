@@ -1,7 +1,7 @@
 /** The chart's per-role NATS users: each part gets its own user and reply inbox; a role left empty falls back to secrets.nats. */
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
-import { resolveConfig } from '../../config/mod.ts'
+import { resolveConfig } from '../../service/config/mod.ts'
 import { inboxPrefixFor } from '../../contract/permissions.ts'
 import { buildSandboxPod } from '../../controller/pod-spec.ts'
 import { find, render, validateManifest, type Manifest } from './render.ts'

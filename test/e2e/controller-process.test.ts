@@ -10,11 +10,12 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { stringify } from 'yaml'
 import { NatsBus } from '../../bus/mod.ts'
-import { resolveConfig } from '../../config/mod.ts'
+import { resolveConfig } from '../../service/config/mod.ts'
 import { emptyStats } from '../../contract/stats.ts'
 import { requestColdPod } from '../../gateway/cold-start.ts'
 import { ANNOTATION, LABEL } from '../../controller/labels.ts'
-import { openState, type State } from '../../state/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { State } from '../../state/mod.ts'
 import { until } from '../controller/harness.ts'
 import { FakeKubeApi } from '../fakes/kube-api.ts'
 import { FakeKubelet } from '../fakes/kubelet.ts'
@@ -51,7 +52,7 @@ beforeAll(async () => {
   const config = { nats: { url: nats.url, prefix }, state: { storage: 'memory' }, controller: { warm_pool: 2, pool: 'e2e' }, log: { level: 'info' } }
   controller = await startServiceProcess('controller', config, dir, { KUBECONFIG: kubeconfig, POD_NAME: 'controller-e2e-0' })
   bus = await NatsBus.connect(nats.url, { name: 'e2e-gateway' })
-  state = await openState(bus, resolveConfig(config, {}), pino({ level: 'silent' }))
+  state = await openServiceState(bus, resolveConfig(config, {}), pino({ level: 'silent' }))
 })
 
 afterAll(async () => {

@@ -8,7 +8,8 @@ import { MemoryBus, type BusMessage, type SubscribeOptions, type Subscription } 
 import { subjects } from '../../contract/mod.ts'
 import { buildGateway } from '../../gateway/server.ts'
 import type { Runner } from '../../runner/mod.ts'
-import { openState, type State } from '../../state/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { State } from '../../state/mod.ts'
 import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
@@ -53,7 +54,7 @@ describe('events missed live', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-missed-'))
     const config = fakeCliConfig(dir, { nats: { prefix: 'test' } })
     bus = new LossyBus()
-    state = await openState(bus, config, log)
+    state = await openServiceState(bus, config, log)
     runner = await startRunner(config, bus, state, 'r0')
     app = await buildGateway({ bus, subjectPrefix: 'test', requestTimeoutMs: 5_000, log, state })
     const address = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../config/mod.ts'
+import { ConfigError, resolveConfig } from '../../service/config/mod.ts'
 
 describe('observability config', () => {
   it('defaults - tracing off, runner server off', () => {

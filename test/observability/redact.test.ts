@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import { resolveConfig } from '../../config/mod.ts'
+import { resolveConfig } from '../../service/config/mod.ts'
 import { LOG_REDACT_PATHS, REDACTED, scrubber, secretsOf } from '../../observability/redact.ts'
 
 /** A pino logger set up as service/logger.ts sets it up, writing into an array. */

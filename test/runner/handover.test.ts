@@ -9,7 +9,8 @@ import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
 import { runTurn } from '../../gateway/turn.ts'
 import type { Runner } from '../../runner/mod.ts'
-import { openState, type State } from '../../state/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { State } from '../../state/mod.ts'
 import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
 
 /** Two runners on one bus and one state: a session released by one is taken by the other, and back. */
@@ -26,7 +27,7 @@ describe('session handover between runners', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-handover-'))
     const config = fakeCliConfig(dir, { engine: { idle_timeout: '200ms' } })
     bus = new MemoryBus()
-    state = await openState(bus, config, log)
+    state = await openServiceState(bus, config, log)
     runners = await Promise.all(['r0', 'r1'].map((runnerId) => startRunner(config, bus, state, runnerId)))
     client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry)
     hub = new SessionHub(bus, config.nats.prefix, log, state.events)

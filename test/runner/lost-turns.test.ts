@@ -4,12 +4,13 @@ import path from 'node:path'
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { MemoryBus } from '../../bus/mod.ts'
-import type { Config } from '../../config/mod.ts'
+import type { Config } from '../../service/config/mod.ts'
 import { emptyStats, type ServiceEvent } from '../../contract/mod.ts'
 import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
 import type { Runner } from '../../runner/mod.ts'
-import { openState, type RunnerLease, type RunnerLeases, type State } from '../../state/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { RunnerLease, RunnerLeases, State } from '../../state/mod.ts'
 import { processesUnder } from '../fixtures/processes.ts'
 import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
 
@@ -52,7 +53,7 @@ describe('lost turns', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-fence-'))
     config = fakeCliConfig(dir, { engine: { stop_grace: '200ms' } })
     bus = new MemoryBus()
-    const opened = await openState(bus, config, log)
+    const opened = await openServiceState(bus, config, log)
     leases = new FlakyLeases(opened.leases!)
     state = { ...opened, leases }
     runner = await startRunner(config, bus, state, 'r0', LEASE_TTL_MS)

@@ -2,9 +2,8 @@
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { MemoryBus, NatsBus, type Bus } from '../../bus/mod.ts'
-import { resolveConfig } from '../../config/mod.ts'
 import { emptyStats, subjects, type ServiceEvent } from '../../contract/mod.ts'
-import { openState, RegistryConflictError, type SessionRecord, type State } from '../../state/mod.ts'
+import { openState, RegistryConflictError, StateConfigSchema, type SessionRecord, type State, type StateStore } from '../../state/mod.ts'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
 const log = pino({ level: 'silent' })
@@ -18,15 +17,16 @@ function event(sessionId: string, seq: number): ServiceEvent & { session_id: str
   return { event: 'answer', data: `part ${seq}`, session_id: sessionId, seq, ts: seq }
 }
 
-function stateContract(name: string, makeBus: () => Promise<Bus>) {
+function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: StateStore }>) {
   describe(`state (${name})`, () => {
     let bus: Bus
     let state: State
     const prefix = `state-${process.pid}-${prefixSeq++}`
     beforeAll(async () => {
-      bus = await makeBus()
-      const config = resolveConfig({ nats: { prefix }, state: { events_per_session: 50, storage: 'memory' } }, {})
-      state = await openState(bus, config, log)
+      const connected = await connect()
+      bus = connected.bus
+      const settings = { ...StateConfigSchema.parse({ events_per_session: 50, storage: 'memory' }), prefix, durable_dir: './data/markers' }
+      state = await openState(connected.store, settings, log)
     })
     afterAll(async () => {
       await state?.close()
@@ -110,7 +110,10 @@ function stateContract(name: string, makeBus: () => Promise<Bus>) {
   })
 }
 
-stateContract('memory', async () => new MemoryBus())
+stateContract('memory', async () => {
+  const bus = new MemoryBus()
+  return { bus, store: { memory: bus } }
+})
 
 let nats: NatsFixture
 beforeAll(async () => {
@@ -119,4 +122,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nats?.stop()
 })
-stateContract('jetstream', async () => NatsBus.connect(nats.url, { name: 'state-contract', logger: { warn: () => {} } }))
+stateContract('jetstream', async () => {
+  const bus = await NatsBus.connect(nats.url, { name: 'state-contract', logger: { warn: () => {} } })
+  return { bus, store: { connection: bus.connection } }
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../../config/mod.ts'
+import { ConfigError, resolveConfig } from '../../../service/config/mod.ts'
 import { configuredKeys, tenancyEnabled, tenantKeys } from '../../../gateway/auth/config.ts'
 
 describe('auth config - keys and origins from file and environment', () => {

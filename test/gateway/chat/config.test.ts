@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../../config/mod.ts'
+import { ConfigError, resolveConfig } from '../../../service/config/mod.ts'
 
 const ENABLED = { enabled: true, app_key: 'key', app_secret: 'secret', callback_token: 'cb', api_url: 'http://chat.test' }
 

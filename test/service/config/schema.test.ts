@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, resolveConfig } from '../../config/mod.ts'
-import { securityOptions } from '../../service/server-config.ts'
+import { ConfigError, resolveConfig } from '../../../service/config/mod.ts'
 
-describe('server config - keep-alive, shutdown and the gateway security options', () => {
+describe('server config - keep-alive, shutdown and limits', () => {
   it('server config - defaults: 30 s grace, pings and pulses', () => {
     const config = resolveConfig({}, {})
     expect(config.server).toMatchObject({ shutdown_grace: 30_000, ping_interval: 30_000, task_pulse: 30_000, request_timeout: 30_000, headers_timeout: 10_000 })
@@ -24,11 +23,5 @@ describe('server config - keep-alive, shutdown and the gateway security options'
     expect(() => resolveConfig({ limits: { unknown: 1 } }, {})).toThrow(/limits\.unknown: unknown key/)
     expect(() => resolveConfig({ limits: { ws_send_buffer: '1KiB' } }, {})).toThrow(/limits\.ws_send_buffer/)
     expect(() => resolveConfig({ server: { headers_timeout: '0' } }, {})).toThrow(/server\.headers_timeout/)
-  })
-
-  it('server config - securityOptions hands the gateway the auth and limits sections and the periods', () => {
-    const config = resolveConfig({ server: { host: '0.0.0.0', ping_interval: '5s', task_pulse: '7s' } }, { SERVICE_API_KEY: 'k-123' })
-    expect(securityOptions(config)).toEqual({ auth: config.auth, limits: config.limits, pingIntervalMs: 5_000, taskPulseMs: 7_000, http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 }, host: '0.0.0.0' })
-    expect(config.auth.api_key).toEqual(['k-123'])
   })
 })

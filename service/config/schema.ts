@@ -1,17 +1,19 @@
 import { z } from 'zod'
-import { ChatConfigSchema } from '../gateway/chat/config.ts'
-import { OtelConfigSchema, RunnerHttpPort } from '../observability/config.ts'
-import { ControllerConfigSchema } from '../controller/config.ts'
-import { WafConfigSchema } from '../runner/waf/rules.ts'
-import { EngineNetworkSchema, HostPortSchema, SandboxConfigSchema } from '../runner/sandbox-exec/config.ts'
-import { AuthConfigSchema } from '../gateway/auth/config.ts'
-import { LimitsConfigSchema } from '../gateway/limits/config.ts'
-import { ServerTimingShape } from '../service/server-config.ts'
-import { DurationField } from './fields.ts'
+import { DurationField } from '../../config/fields.ts'
+import { ControllerConfigSchema } from '../../controller/config.ts'
+import { AuthConfigSchema } from '../../gateway/auth/config.ts'
+import { ChatConfigSchema } from '../../gateway/chat/config.ts'
+import { LimitsConfigSchema } from '../../gateway/limits/config.ts'
+import { OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
+import { EngineConfigSchema } from '../../runner/engine/config.ts'
+import { SandboxConfigSchema } from '../../runner/sandbox-exec/config.ts'
+import { WafConfigSchema } from '../../runner/waf/rules.ts'
+import { StateConfigSchema } from '../../state/config.ts'
 
 /**
  * The configuration file's schema: every key, its type and default. Objects are
- * strict, so an unknown key is an error that names it.
+ * strict, so an unknown key is an error that names it. A section read by one
+ * part is declared beside that part; the sections the service itself reads are here.
  */
 const Duration = (fallback: string) => DurationField(fallback)
 
@@ -24,31 +26,20 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       port: Port.default(8080),
       host: z.string().min(1).default('127.0.0.1'),
-      ...ServerTimingShape,
+      /** SIGTERM: how long running turns may go on before every session is stopped. */
+      shutdown_grace: Duration('30s'),
+      /** WebSocket ping period; a client that misses one pong is disconnected (0 = no pings). */
+      ping_interval: Duration('30s'),
+      /** Period of `task_boundary` pulses while a tool runs (0 = none). */
+      task_pulse: Duration('30s'),
+      /** A request (headers and body) not received in full within this is answered 408 REQUEST_TIMEOUT and its connection closed (0 = none). */
+      request_timeout: Duration('30s'),
+      /** Request line and headers not received within this: 408 REQUEST_TIMEOUT (at most `request_timeout`). */
+      headers_timeout: DurationField('10s', { allowZero: false }),
     })
     .prefault({}),
-  engine: z
-    .strictObject({
-      /** Which engine adapter drives the CLI. */
-      type: z.enum(['claude']).default('claude'),
-      command: z.string().min(1).default('claude'),
-      /** Extra arguments put before the ones the engine adds. */
-      args: z.array(z.string()).default([]),
-      env: z.record(z.string(), z.string()).default({}),
-      permission_mode: z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']).default('bypassPermissions'),
-      allowed_tools: z.array(z.string()).default([]),
-      disallowed_tools: z.array(z.string()).default([]),
-      model: z.string().min(1).optional(),
-      timeout: Duration('5m'),
-      idle_timeout: Duration('30m'),
-      /** Time between SIGTERM and SIGKILL when a session is stopped. */
-      stop_grace: Duration('3s'),
-      /** What a sandboxed CLI may connect to: nothing, its model API (+ network_allow), or anything. */
-      network: EngineNetworkSchema.default('allowlist'),
-      /** More `host:port` a sandboxed CLI may reach with `network: allowlist`. */
-      network_allow: z.array(HostPortSchema).default([]),
-    })
-    .prefault({}),
+  /** The agent CLI each session runs (runner/engine/config.ts). */
+  engine: EngineConfigSchema.prefault({}),
   session: z
     .strictObject({
       work_dir: z.string().min(1).default('./data/sessions'),
@@ -94,24 +85,8 @@ export const ConfigSchema = z.strictObject({
       http_port: RunnerHttpPort,
     })
     .prefault({}),
-  /** Where session state lives: memory (dev) or NATS JetStream (production). */
-  state: z
-    .strictObject({
-      /** `auto`: memory in dev mode, JetStream in gateway and runner modes. */
-      backend: z.enum(['auto', 'memory', 'jetstream']).default('auto'),
-      /** JetStream storage of the event stream and buckets. */
-      storage: z.enum(['file', 'memory']).default('file'),
-      replicas: z.number().int().min(1).max(5).default(1),
-      /** How long events are kept for replay. */
-      event_max_age: Duration('24h'),
-      /** Events kept per session (older ones are dropped first). */
-      events_per_session: z.number().int().min(10).default(10_000),
-      /** Bytes the event stream may hold in all (-1 = no limit). */
-      event_max_bytes: z.number().int().min(-1).default(-1),
-      /** A runner that has not renewed its lease for this long is dead; its sessions are claimable. */
-      lease_ttl: Duration('10s'),
-    })
-    .prefault({}),
+  /** Where session state lives (state/config.ts). */
+  state: StateConfigSchema.prefault({}),
   log: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -4,10 +4,10 @@ import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, resolveConfig } from '../../config/mod.ts'
+import { ConfigError, loadConfig, resolveConfig } from '../../../service/config/mod.ts'
 
 const run = promisify(execFile)
-const BIN = path.resolve(import.meta.dirname, '../../bin/agent-runtime.ts')
+const BIN = path.resolve(import.meta.dirname, '../../../bin/agent-runtime.ts')
 
 async function configFile(text: string): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-config-'))

@@ -1,16 +1,22 @@
 import type { Logger } from 'pino'
-import type { Bus } from '../bus/mod.ts'
-import type { Config } from '../config/mod.ts'
-import { openState } from '../state/mod.ts'
-import { systemClock } from './clock.ts'
-import { Controller } from './controller.ts'
-import { BusDemandSource } from './demand.ts'
-import { publishSessionError } from './bus-session-events.ts'
-import { LogSessionEvents, type SessionEvents } from './events.ts'
-import { ClientNodeKubeApi, type KubeApi } from './kube/client.ts'
-import { loadKubeConfig, resolveNamespace } from './kube/connect.ts'
-import { RegistrySessionEvents, registrySessionSource } from './registry-source.ts'
-import type { SessionSource } from './sessions.ts'
+import type { MemoryBus, NatsBus } from '../bus/mod.ts'
+import {
+  BusDemandSource,
+  ClientNodeKubeApi,
+  Controller,
+  loadKubeConfig,
+  LogSessionEvents,
+  publishSessionError,
+  RegistrySessionEvents,
+  registrySessionSource,
+  resolveNamespace,
+  systemClock,
+  type KubeApi,
+  type SessionEvents,
+  type SessionSource,
+} from '../controller/mod.ts'
+import type { Config } from './config/schema.ts'
+import { openServiceState } from './state.ts'
 
 /** What the rest of the service hands the controller mode; each part has a stand-in until it is wired. */
 export interface ControllerWiring {
@@ -28,7 +34,7 @@ export interface ControllerWiring {
  * owners there; session errors are only logged until `wiring.events` is given.
  * Closes the bus when stopped.
  */
-export async function startControllerService(config: Config, bus: Bus, log: Logger, wiring: ControllerWiring = {}): Promise<{ controller: Controller; stop(): Promise<void> }> {
+export async function startControllerService(config: Config, bus: MemoryBus | NatsBus, log: Logger, wiring: ControllerWiring = {}): Promise<{ controller: Controller; stop(): Promise<void> }> {
   const settings = config.controller
   const logger = log.child({ component: 'controller' })
   let closeState: (() => Promise<void>) | undefined
@@ -41,7 +47,7 @@ export async function startControllerService(config: Config, bus: Bus, log: Logg
     let sessions = wiring.sessions
     let events = wiring.events
     if (sessions === undefined || events === undefined) {
-      const state = await openState(bus, config, logger)
+      const state = await openServiceState(bus, config, logger)
       closeState = () => state.close()
       sessions ??= registrySessionSource(state.registry, logger)
       const logged = new LogSessionEvents(logger)
