@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import { SERVICE_VERSION } from '../contract/version.ts'
 import { secretsOf } from '../observability/mod.ts'
 import { ConfigError, loadConfig } from '../service/config/mod.ts'
 import { createLogger } from '../service/logger.ts'
 import { startService, type Mode } from '../service/start.ts'
-import { SERVICE_VERSION } from '../service/version.ts'
 
 const USAGE = `usage: agent-runtime [dev|gateway|runner|controller] [--config <file>] [--version]
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SERVICE_VERSION } from '../../service/version.ts'
+import { SERVICE_VERSION } from '../../contract/version.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
 import { bwrapWorks } from '../fixtures/escape-corpus.ts'
 
