@@ -1,4 +1,4 @@
-import { type Bus, type Subscription } from '../bus/mod.ts'
+import type { Bus, Subscription } from '../bus/mod.ts'
 import { DemandRequest as DemandBody, subjects, type DemandAnswer } from '../contract/mod.ts'
 
 export type { DemandAnswer, DemandRefusal } from '../contract/mod.ts'

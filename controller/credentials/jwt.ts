@@ -25,11 +25,24 @@ export interface UserClaims {
   responseTtlMs?: number | undefined
 }
 
+type Grants = { allow?: string[]; deny?: string[] }
+
+/** The claims of a user JWT as they are on the wire (jti, iat, exp, iss, sub: RFC 7519; nats: the server's own). */
+export interface UserJwtClaims {
+  jti: string
+  iat: number
+  exp?: number
+  iss: string
+  name: string
+  sub: string
+  nats: { pub: Grants; sub: Grants; resp?: { max: number; ttl: number }; subs: number; data: number; payload: number; issuer_account?: string; type: 'user'; version: 2 }
+}
+
 /** A user JWT for `claims`, signed by `signer` (an account key or one of its signing keys). */
 export function encodeUserJwt(signer: KeyPair, claims: UserClaims): string {
   const { permissions: p } = claims
   const list = (l: { allow: string[]; deny: string[] }) => ({ ...(l.allow.length > 0 && { allow: l.allow }), ...(l.deny.length > 0 && { deny: l.deny }) })
-  const nats: Record<string, unknown> = {
+  const nats: UserJwtClaims['nats'] = {
     pub: list(p.publish),
     sub: list(p.subscribe),
     ...(p.allowResponses && { resp: { max: 1, ttl: (claims.responseTtlMs ?? 0) * NANOS_PER_MS } }),
@@ -40,7 +53,7 @@ export function encodeUserJwt(signer: KeyPair, claims: UserClaims): string {
     type: 'user',
     version: 2,
   }
-  const body: Record<string, unknown> = {
+  const body: UserJwtClaims = {
     jti: '',
     iat: claims.issuedAt,
     ...(claims.expiresAt !== undefined && { exp: claims.expiresAt }),
@@ -57,7 +70,7 @@ export function encodeUserJwt(signer: KeyPair, claims: UserClaims): string {
 }
 
 /** The claims of a JWT, unverified (for logs and tests). */
-export function decodeJwtClaims(jwt: string): Record<string, any> {
+export function decodeJwtClaims(jwt: string): UserJwtClaims {
   const [, payload] = jwt.split('.')
   if (payload === undefined) throw new Error('not a JWT')
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))

@@ -2,7 +2,7 @@ import {
   ApiException,
   CoordinationV1Api,
   CoreV1Api,
-  KubeConfig,
+  type KubeConfig,
   PatchStrategy,
   Watch,
   setHeaderOptions,
