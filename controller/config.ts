@@ -49,7 +49,11 @@ const Sandbox = z.strictObject({
   /** The pods' ServiceAccount; its token is never mounted. */
   service_account_name: DnsLabel.optional(),
   run_as_user: z.number().int().min(1).default(10001),
-  termination_grace_period: DurationMs('15s', true),
+  /**
+   * SIGTERM to SIGKILL. The runner drains for server.shutdown_grace + engine.stop_grace (33 s by
+   * default) before it exits; the default leaves 10 s more, so Kubernetes does not cut turns short.
+   */
+  termination_grace_period: DurationMs('43s', true),
   storage: Storage.default({ type: 'emptyDir', size_limit: '10Gi' }),
   /** Size limits of the writable HOME (the CLI's ~/.claude) and /tmp emptyDirs. */
   home_size_limit: Quantity.default('1Gi'),

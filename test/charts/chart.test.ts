@@ -35,6 +35,9 @@ describe('chart - default values', async () => {
       'Deployment/ar-agent-runtime-controller',
       'Deployment/ar-agent-runtime-gateway',
       'NetworkPolicy/ar-agent-runtime-sandbox',
+      'Pod/ar-agent-runtime-test-gateway',
+      'PodDisruptionBudget/ar-agent-runtime-controller',
+      'PodDisruptionBudget/ar-agent-runtime-gateway',
       'Role/ar-agent-runtime-controller',
       'RoleBinding/ar-agent-runtime-controller',
       'Service/ar-agent-runtime-gateway',
@@ -102,6 +105,140 @@ describe('chart - default values', async () => {
       { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } }], ports: [{ protocol: 'TCP', port: 4222 }] },
       { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] } }], ports: [{ protocol: 'TCP', port: 443 }] },
     ])
+  })
+})
+
+describe('chart - operations: budgets, grace periods, accounts, env, labels, spread, probes, helm test', async () => {
+  const manifests = await render()
+  const podSpec = (component: string) => find(manifests, 'Deployment', `-${component}`).spec.template.spec
+
+  test('a PodDisruptionBudget per Deployment lets one pod at a time go, and selects exactly that Deployment', () => {
+    for (const component of ['gateway', 'controller']) {
+      const budget = find(manifests, 'PodDisruptionBudget', `-${component}`)
+      expect(budget.spec.maxUnavailable).toBe(1)
+      const deployment = find(manifests, 'Deployment', `-${component}`)
+      expect(budget.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels)
+    }
+  })
+
+  test.each([
+    ['the defaults: drain 30 s + 3 s, plus 10 s', [], 43, 43],
+    ['a longer shutdown_grace and a short stop_grace', ['config.server.shutdown_grace=1m30s', 'config.engine.stop_grace=500ms'], 101, 101],
+    ['explicit values above the drain', ['gateway.terminationGracePeriodSeconds=60', 'sandbox.terminationGracePeriodSeconds=120'], 60, 120],
+  ])('termination grace periods of gateways and sandbox pods: %s', async (_name, set, gateway, sandbox) => {
+    const rendered = await render({ set })
+    expect(find(rendered, 'Deployment', '-gateway').spec.template.spec.terminationGracePeriodSeconds).toBe(gateway)
+    expect(sandboxPodOf(rendered).pod.spec.terminationGracePeriodSeconds).toBe(sandbox)
+    const { config } = sandboxPodOf(rendered)
+    expect(gateway * 1000).toBeGreaterThan(config.server.shutdown_grace + config.engine.stop_grace)
+  })
+
+  test.each([
+    ['a gateway grace period at the drain', ['gateway.terminationGracePeriodSeconds=33'], 'gateway.terminationGracePeriodSeconds (33 s) must be above the drain'],
+    ['a sandbox grace period below it', ['sandbox.terminationGracePeriodSeconds=15'], 'sandbox.terminationGracePeriodSeconds (15 s) must be above the drain'],
+    ['a shutdown_grace that is no duration', ['config.server.shutdown_grace=soon'], 'cannot read the duration "soon"'],
+  ])('refused: %s', async (_name, set, message) => {
+    await expect(render({ set })).rejects.toThrow(message)
+  })
+
+  test('ServiceAccounts: made by default; annotations, names, or an existing account; the RoleBinding follows the controller account', async () => {
+    expect(podSpec('gateway').serviceAccountName).toBe('ar-agent-runtime-gateway')
+    const rendered = await render({
+      set: [
+        'controller.serviceAccount.name=agents-controller',
+        'controller.serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::1:role/x',
+        'gateway.serviceAccount.create=false',
+        'gateway.serviceAccount.name=existing-gateway',
+        'sandbox.serviceAccount.create=false',
+      ],
+    })
+    const accounts = rendered.filter((m) => m.kind === 'ServiceAccount')
+    expect(accounts.map((a) => a.metadata.name)).toEqual(['agents-controller'])
+    expect(accounts[0]!.metadata.annotations).toEqual({ 'eks.amazonaws.com/role-arn': 'arn:aws:iam::1:role/x' })
+    expect(accounts[0]!.automountServiceAccountToken).toBe(true)
+    expect(find(rendered, 'Deployment', '-controller').spec.template.spec.serviceAccountName).toBe('agents-controller')
+    expect(find(rendered, 'RoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: 'agents-controller', namespace: 'agents' }])
+    expect(find(rendered, 'Deployment', '-gateway').spec.template.spec.serviceAccountName).toBe('existing-gateway')
+    expect(find(rendered, 'Deployment', '-gateway').spec.template.spec.automountServiceAccountToken).toBe(false)
+    // No sandbox account made, none named: the namespace's default one (its token is still never mounted).
+    expect(sandboxPodOf(rendered).pod.spec.serviceAccountName).toBe('default')
+    expect(sandboxPodOf(rendered).pod.spec.automountServiceAccountToken).toBe(false)
+  })
+
+  test('extraEnv and podLabels reach the pods; sandbox podLabels reach the sandbox pods; selectors stay as they were', async () => {
+    const rendered = await render({
+      set: [
+        'gateway.extraEnv[0].name=HTTP_PROXY',
+        'gateway.extraEnv[0].value=http://proxy:3128',
+        'controller.extraEnv[0].name=TOKEN',
+        'controller.extraEnv[0].valueFrom.secretKeyRef.name=s',
+        'controller.extraEnv[0].valueFrom.secretKeyRef.key=k',
+        'gateway.podLabels.team=agents',
+        'controller.podLabels.team=agents',
+        'sandbox.podLabels.team=agents',
+      ],
+    })
+    for (const m of rendered) validateManifest(m)
+    const gateway = find(rendered, 'Deployment', '-gateway')
+    expect(gateway.spec.template.spec.containers[0].env).toContainEqual({ name: 'HTTP_PROXY', value: 'http://proxy:3128' })
+    expect(find(rendered, 'Deployment', '-controller').spec.template.spec.containers[0].env).toContainEqual({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } })
+    for (const component of ['-gateway', '-controller']) {
+      const d = find(rendered, 'Deployment', component)
+      expect(d.spec.template.metadata.labels.team).toBe('agents')
+      expect(d.spec.selector.matchLabels.team).toBeUndefined()
+    }
+    const { pod } = sandboxPodOf(rendered)
+    expect(pod.metadata.labels).toMatchObject({ team: 'agents', 'app.kubernetes.io/instance': 'ar', [LABEL.component]: 'sandbox' })
+  })
+
+  test('topology spread: as given, selecting the component pods when no labelSelector is given', async () => {
+    const rendered = await render({
+      set: [
+        'gateway.topologySpreadConstraints[0].maxSkew=1',
+        'gateway.topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone',
+        'gateway.topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway',
+        'controller.topologySpreadConstraints[0].maxSkew=1',
+        'controller.topologySpreadConstraints[0].topologyKey=kubernetes.io/hostname',
+        'controller.topologySpreadConstraints[0].whenUnsatisfiable=DoNotSchedule',
+        'controller.topologySpreadConstraints[0].labelSelector.matchLabels.custom=yes',
+      ],
+    })
+    for (const m of rendered) validateManifest(m)
+    expect(find(rendered, 'Deployment', '-gateway').spec.template.spec.topologySpreadConstraints).toEqual([
+      { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: find(rendered, 'Deployment', '-gateway').spec.selector.matchLabels } },
+    ])
+    expect(find(rendered, 'Deployment', '-controller').spec.template.spec.topologySpreadConstraints).toEqual([
+      { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { custom: 'yes' } } },
+    ])
+    expect(podSpec('gateway').topologySpreadConstraints).toBeUndefined()
+  })
+
+  test('the gateway has a startup probe on /health/live before liveness and readiness count; it can be turned off', async () => {
+    expect(podSpec('gateway').containers[0].startupProbe).toEqual({ httpGet: { path: '/health/live', port: 'http' }, periodSeconds: 2, failureThreshold: 30 })
+    const rendered = await render({ set: ['gateway.startupProbe.enabled=false'] })
+    expect(find(rendered, 'Deployment', '-gateway').spec.template.spec.containers[0].startupProbe).toBeUndefined()
+  })
+
+  test('helm test: a hook pod that asks a gateway for /health/live through the Service, locked down like the rest', async () => {
+    const pod = find(manifests, 'Pod', '-test-gateway')
+    expect(pod.metadata.annotations).toEqual({ 'helm.sh/hook': 'test', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' })
+    expect(pod.spec.restartPolicy).toBe('Never')
+    expect(pod.spec.automountServiceAccountToken).toBe(false)
+    expect(pod.spec.containers[0].image).toBe(podSpec('gateway').containers[0].image)
+    expect(pod.spec.containers[0].command.at(-1)).toBe('http://ar-agent-runtime-gateway.agents.svc:80/health/live')
+    expect(pod.spec.containers[0].securityContext).toEqual(podSpec('gateway').containers[0].securityContext)
+    expect((await render({ set: ['tests.enabled=false'] })).some((m) => m.kind === 'Pod')).toBe(false)
+  })
+
+  test('values.schema.json refuses a bad budget, grace period, env entry or spread', async () => {
+    for (const [set, where] of [
+      [['gateway.podDisruptionBudget.maxUnavailable=lots'], '/gateway/podDisruptionBudget/maxUnavailable'],
+      [['sandbox.terminationGracePeriodSeconds=-5'], '/sandbox/terminationGracePeriodSeconds'],
+      [['gateway.extraEnv[0].value=x'], '/gateway/extraEnv/0'],
+      [['controller.topologySpreadConstraints[0].maxSkew=1'], '/controller/topologySpreadConstraints/0'],
+    ] as const) {
+      await expect(render({ set: [...set] })).rejects.toThrow(where)
+    }
   })
 })
 

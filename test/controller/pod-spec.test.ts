@@ -77,6 +77,15 @@ describe('pod spec - security settings', () => {
 })
 
 describe('pod spec - options', () => {
+  test.each([
+    ['the default: above the runner drain of 30 s + 3 s', undefined, 43],
+    ['whole seconds', '90s', 90],
+    ['a Go duration', '1m30s', 90],
+    ['part of a second rounds up', '1500ms', 2],
+    ['0: killed at once', '0', 0],
+  ] as const)('termination grace period: %s', (_name, value, seconds) => {
+    expect(build(value === undefined ? {} : { termination_grace_period: value }).spec.terminationGracePeriodSeconds).toBe(seconds)
+  })
   test('a cold pod names the session it was made for', () => {
     const pod = build({}, { kind: 'cold', sessionId: 'a session/with odd chars' })
     expect(pod.metadata.labels[LABEL.state]).toBe('cold')

@@ -96,14 +96,14 @@ chart decides comes first; .Values.config is merged over it.
   "config_map" (printf "%s-config" $fullname)
   "env" $env
   "resources" $sandbox.resources
-  "service_account_name" (printf "%s-sandbox" $fullname)
-  "termination_grace_period" (printf "%ds" (int $sandbox.terminationGracePeriodSeconds))
+  "service_account_name" (include "agent-runtime.serviceAccountName" (dict "root" . "component" "sandbox"))
+  "termination_grace_period" (printf "%ss" (include "agent-runtime.terminationGrace" (dict "root" . "value" $sandbox.terminationGracePeriodSeconds "what" "sandbox.terminationGracePeriodSeconds")))
   "storage" $storage
   "home_size_limit" $sandbox.homeSizeLimit
   "tmp_size_limit" $sandbox.tmpSizeLimit
   "node_selector" $sandbox.nodeSelector
   "tolerations" $sandbox.tolerations
-  "labels" (dict "app.kubernetes.io/instance" .Release.Name "app.kubernetes.io/part-of" "agent-runtime")
+  "labels" (merge (dict "app.kubernetes.io/instance" .Release.Name "app.kubernetes.io/part-of" "agent-runtime") $sandbox.podLabels)
 -}}
 {{- $list := list -}}
 {{- range .Values.imagePullSecrets }}{{ $list = append $list .name }}{{ end -}}
@@ -168,4 +168,76 @@ The NATS secret of a role (dict "root" . "role" "gateway|controller|runner"): it
 - name: NATS_INBOX_PREFIX
   value: {{ include "agent-runtime.natsInboxPrefix" . | quote }}
 {{- end }}
+{{- end -}}
+
+{{/*
+Milliseconds of a duration of the service config (config/duration.ts: 500ms, 30s, 5m,
+1h30m, 0), rounded up; fails on anything else.
+*/}}
+{{- define "agent-runtime.durationMs" -}}
+{{- $text := toString . | trim -}}
+{{- $total := 0.0 -}}
+{{- if ne $text "0" -}}
+{{- if not (regexMatch "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$" $text) -}}
+{{- fail (printf "cannot read the duration %q (use e.g. 500ms, 30s, 5m, 1h30m)" $text) -}}
+{{- end -}}
+{{- $unitMs := dict "ms" 1.0 "s" 1000.0 "m" 60000.0 "h" 3600000.0 -}}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ms|s|m|h)" $text -1 -}}
+{{- $amount := regexFind "^[0-9]+(\\.[0-9]+)?" . -}}
+{{- $total = addf $total (mulf (float64 $amount) (get $unitMs (trimPrefix $amount .))) -}}
+{{- end -}}
+{{- end -}}
+{{- ceil $total | int -}}
+{{- end -}}
+
+{{/*
+Seconds a gateway or a runner needs to drain after SIGTERM: running turns get
+server.shutdown_grace, then each CLI engine.stop_grace before it is killed
+(both from .Values.config; the chart sets neither).
+*/}}
+{{- define "agent-runtime.drainSeconds" -}}
+{{- $shutdown := include "agent-runtime.durationMs" (dig "server" "shutdown_grace" "30s" .Values.config) | int -}}
+{{- $stop := include "agent-runtime.durationMs" (dig "engine" "stop_grace" "3s" .Values.config) | int -}}
+{{- div (add $shutdown $stop 999) 1000 -}}
+{{- end -}}
+
+{{/*
+terminationGracePeriodSeconds of gateways or sandbox pods (dict "root" . "value" <the value>
+"what" <its name>): the value when set, which must exceed the drain; else the drain plus 10 s.
+*/}}
+{{- define "agent-runtime.terminationGrace" -}}
+{{- $drain := include "agent-runtime.drainSeconds" .root | int -}}
+{{- if kindIs "invalid" .value -}}
+{{- add $drain 10 -}}
+{{- else if le (int .value) $drain -}}
+{{- fail (printf "%s (%d s) must be above the drain, server.shutdown_grace + engine.stop_grace = %d s, or Kubernetes kills running turns before they end; leave it empty for %d s" .what (int .value) $drain (add $drain 10)) -}}
+{{- else -}}
+{{- int .value -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The ServiceAccount name of a component (dict "root" . "component" "gateway|controller|sandbox"). */}}
+{{- define "agent-runtime.serviceAccountName" -}}
+{{- $sa := (index .root.Values .component).serviceAccount -}}
+{{- if $sa.name -}}{{- $sa.name -}}
+{{- else if $sa.create -}}{{- printf "%s-%s" (include "agent-runtime.fullname" .root) .component -}}
+{{- else -}}default
+{{- end -}}
+{{- end -}}
+
+{{/*
+Topology spread constraints of a component (dict "root" . "component" … "constraints" …): as
+given, with the component's own pods as the labelSelector when a constraint names none.
+*/}}
+{{- define "agent-runtime.topologySpread" -}}
+{{- $out := list -}}
+{{- range .constraints -}}
+{{- $c := deepCopy . -}}
+{{- if not (hasKey $c "labelSelector") -}}
+{{- $labels := merge (include "agent-runtime.selectorLabels" $.root | fromYaml) (dict "app.kubernetes.io/component" $.component) -}}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" $labels) -}}
+{{- end -}}
+{{- $out = append $out $c -}}
+{{- end -}}
+{{- toYaml $out -}}
 {{- end -}}
