@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { parse as parseYaml, YAMLParseError } from 'yaml'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { ConfigSchema, type Config } from './schema.ts'
 
 /** A configuration that cannot be used; the message names the key. Exit code 2. */
