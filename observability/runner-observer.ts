@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { ErrorCodes, isErrorCode, isTurnEnd } from '../contract/mod.ts'
-import type { RunnerObserver } from '../runner/observer.ts'
+import type { RunnerObserver } from '../runner/mod.ts'
 import type { Metrics } from './metrics.ts'
 import type { TurnSpans } from './turn-spans.ts'
 

@@ -1,6 +1,6 @@
 import type { Headers } from '../bus/mod.ts'
 import { isTurnEnd, type Command, type ErrorBody, type ServiceEvent } from '../contract/mod.ts'
-import type { DangerBlock } from '../runner/observer.ts'
+import type { DangerBlock } from '../runner/mod.ts'
 import type { SpanHandle, Tracing } from './tracing.ts'
 
 interface OpenTurn {

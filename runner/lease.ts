@@ -42,7 +42,6 @@ export class LeaseKeeper {
   #inFlight = 0
   #stopped = false
   #standing = true
-  #term = 0
 
   constructor(options: LeaseKeeperOptions) {
     this.#options = options
@@ -51,11 +50,6 @@ export class LeaseKeeper {
   /** False from a fence until a renewal goes through again: others may take what this runner would claim. */
   get standing(): boolean {
     return this.#standing
-  }
-
-  /** Counts fences: what was done under an earlier term may belong to another runner by now. */
-  get term(): number {
-    return this.#term
   }
 
   /**
@@ -135,7 +129,6 @@ export class LeaseKeeper {
     if (!this.#standing) return
     clearTimeout(this.#fence)
     this.#standing = false
-    this.#term++
     this.#options.onLost()
   }
 }

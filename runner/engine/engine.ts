@@ -34,6 +34,8 @@ export interface TurnResult {
   /** HTTP status of a failed model API call, when that ended the turn. */
   apiErrorStatus?: number
   errors?: string[]
+  /** A failed turn of a resumed CLI that has no stored conversation under the id (its transcript is gone). */
+  conversationNotFound?: true
 }
 
 export interface EngineStartOptions {
@@ -62,6 +64,8 @@ export interface PreToolHook {
 export interface EngineExit {
   code: number | null
   signal: string | null
+  /** The CLI refused to start a new conversation under an id it has stored already. */
+  conversationInUse?: true
 }
 
 /** A running agent CLI process. */

@@ -3,7 +3,7 @@ import { ServiceError } from '../../../contract/mod.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
-import { parseClaudeLine } from './parse.ts'
+import { isConversationInUse, parseClaudeLine } from './parse.ts'
 
 export interface ClaudeEngineConfig extends ClaudeArgsConfig {
   command: string
@@ -60,8 +60,12 @@ export class ClaudeEngine implements Engine {
     const onStdoutLines = (lines: string[]) => {
       for (const line of lines) for (const output of parseClaudeLine(line)) handlers.onOutput(output)
     }
+    let conversationInUse = false
     const onStderrLines = (lines: string[]) => {
-      for (const line of lines) handlers.onStderr(line)
+      for (const line of lines) {
+        if (isConversationInUse(line)) conversationInUse = true
+        handlers.onStderr(line)
+      }
     }
     const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
     const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
@@ -72,9 +76,11 @@ export class ClaudeEngine implements Engine {
     // A CLI that exits closes its stdin; a late write must not crash the service.
     child.stdin.on('error', () => {})
 
+    // Resolves after stderr ended (execa waits for the streams), so every line was seen.
     const exited: Promise<EngineExit> = child.then((result) => ({
       code: result.exitCode ?? null,
       signal: result.signal ?? null,
+      ...(conversationInUse && { conversationInUse: true }),
     }))
     let interrupts = 0
     const write = (line: string) => {

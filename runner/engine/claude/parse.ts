@@ -158,7 +158,13 @@ function parseResult(msg: Obj): TurnResult {
   if (Array.isArray(msg.errors)) {
     result.errors = msg.errors.map((e) => (typeof e === 'string' ? e : safeStringify(e)))
   }
+  if (result.isError && /no conversation found/i.test(result.text || result.errors?.join('; ') || result.subtype)) result.conversationNotFound = true
   return result
+}
+
+/** Whether a stderr line is the CLI refusing `--session-id` for a conversation it has stored already. */
+export function isConversationInUse(line: string): boolean {
+  return /already in use/i.test(line)
 }
 
 function noise(line: string): EngineOutput {

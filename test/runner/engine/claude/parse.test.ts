@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NOISE_MAX_CHARS, parseClaudeLine } from '../../../../runner/engine/claude/parse.ts'
+import { isConversationInUse, NOISE_MAX_CHARS, parseClaudeLine } from '../../../../runner/engine/claude/parse.ts'
 import type { EngineOutput } from '../../../../runner/engine/engine.ts'
 import { RECORDED_KINDS, recording, recordingNames } from '../../../fixtures/claude-code/recordings.ts'
 
@@ -160,5 +160,24 @@ describe('parseClaudeLine', () => {
       expect(() => parseClaudeLine(line as string)).not.toThrow()
     }
     expect(parseClaudeLine('{"type":"result","usage":{"input_tokens":1e999}}')[0]).toMatchObject({ result: { inputTokens: 0 } })
+  })
+
+  const result = (fields: Record<string, unknown>) => JSON.stringify({ type: 'result', ...fields })
+  it.each([
+    { name: 'resumed without a transcript (errors)', line: result({ is_error: true, subtype: 'error_during_execution', errors: ['No conversation found with session ID: 1234'] }), notFound: true },
+    { name: 'resumed without a transcript (text)', line: result({ is_error: true, subtype: 'success', result: 'No conversation found with session ID: 1234' }), notFound: true },
+    { name: 'the same words in a turn that succeeded', line: result({ is_error: false, subtype: 'success', result: 'No conversation found, said the user' }), notFound: false },
+    { name: 'another failure', line: result({ is_error: true, subtype: 'error_max_turns', errors: ['max turns'] }), notFound: false },
+  ])('parse - a failed result says whether the CLI had no conversation to resume: $name', ({ line, notFound }) => {
+    const [out] = parseClaudeLine(line)
+    expect(out?.kind === 'result' && out.result.conversationNotFound === true).toBe(notFound)
+  })
+
+  it.each([
+    ['Error: Session ID 0b0e0c5e-1111-5222-8333-444455556666 is already in use.', true],
+    ['Session ID x is ALREADY IN USE', true],
+    ['Error: something else', false],
+  ] as const)('parse - the stderr line %j says the conversation id is taken: %s', (line, inUse) => {
+    expect(isConversationInUse(line)).toBe(inUse)
   })
 })

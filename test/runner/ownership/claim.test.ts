@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { emptyStats } from '../../contract/mod.ts'
-import { claimSession } from '../../runner/ownership.ts'
-import { MemoryRegistry, type SessionRecord } from '../../state/mod.ts'
+import { emptyStats } from '../../../contract/mod.ts'
+import { claimSession } from '../../../runner/ownership/claim.ts'
+import { MemoryRegistry, type SessionRecord } from '../../../state/mod.ts'
 
 const fresh = (id: string) => (): SessionRecord => ({ session_id: id, state: 'idle', cli_session_id: 'u', created_at: 1, last_active: 1, stats: emptyStats() })
 

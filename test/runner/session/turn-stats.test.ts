@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { TurnResult } from '../../runner/engine/engine.ts'
-import { turnStats } from '../../runner/turn-stats.ts'
+import type { TurnResult } from '../../../runner/engine/engine.ts'
+import { turnStats } from '../../../runner/session/turn-stats.ts'
 
 const result = (cumulativeCostUsd: number, extra: Partial<TurnResult> = {}): TurnResult => ({
   isError: false,

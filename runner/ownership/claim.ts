@@ -1,5 +1,5 @@
-import { ServiceError } from '../contract/mod.ts'
-import { RegistryConflictError, type SessionRecord, type SessionRegistry, type Versioned } from '../state/mod.ts'
+import { ServiceError } from '../../contract/mod.ts'
+import { RegistryConflictError, type SessionRecord, type SessionRegistry, type Versioned } from '../../state/mod.ts'
 
 export type Claim =
   /**

@@ -1,5 +1,5 @@
-import { emptyStats, type Stats } from '../contract/mod.ts'
-import type { TurnResult } from './engine/engine.ts'
+import { emptyStats, type Stats } from '../../contract/mod.ts'
+import type { TurnResult } from '../engine/engine.ts'
 
 /**
  * A turn's own counters from the CLI's result record. The CLI's cost is summed
