@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ErrorCodes, ServiceError, type ErrorBody, type ErrorCode } from './errors.ts'
+import { ErrorBody, ServiceError } from './errors.ts'
 import { RequestId } from './events.ts'
 import { Stats } from './stats.ts'
 
@@ -85,13 +85,7 @@ export const Replies = {
 } satisfies Record<Command['type'], z.ZodObject>
 export type ReplyOf<T extends Command['type']> = z.output<(typeof Replies)[T]>
 
-const ErrorReply = z.object({
-  ok: z.literal(false),
-  error: z.object({
-    code: z.enum(Object.keys(ErrorCodes) as [ErrorCode, ...ErrorCode[]]),
-    message: z.string(),
-  }),
-})
+const ErrorReply = z.object({ ok: z.literal(false), error: ErrorBody })
 
 export function okReply<T extends Command['type']>(_type: T, body: ReplyOf<T>): string {
   return JSON.stringify({ ok: true, ...body })

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /**
  * The one error registry: every failure a client can see has a stable code and
  * an HTTP status. WebSocket `error` events, bus replies and HTTP bodies all
@@ -39,11 +41,12 @@ export const ErrorCodes = {
 
 export type ErrorCode = keyof typeof ErrorCodes
 
-/** The wire shape of every error. */
-export interface ErrorBody {
-  code: ErrorCode
-  message: string
-}
+/** The wire shape of every error: WebSocket and SSE `error` events, bus replies, HTTP bodies. */
+export const ErrorBody = z.object({
+  code: z.enum(Object.keys(ErrorCodes) as [ErrorCode, ...ErrorCode[]]),
+  message: z.string(),
+})
+export type ErrorBody = z.output<typeof ErrorBody>
 
 /** A failure with a stable code; `cause` keeps the original failure. */
 export class ServiceError extends Error {

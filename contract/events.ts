@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ErrorCodes, type ErrorCode } from './errors.ts'
+import { ErrorBody } from './errors.ts'
 import { Stats } from './stats.ts'
 
 /**
@@ -31,11 +31,6 @@ const Base = {
 function define<const T extends string, S extends z.ZodRawShape>(event: T, shape: S) {
   return z.object({ event: z.literal(event), ...Base, ...shape })
 }
-
-const ErrorBody = z.object({
-  code: z.enum(Object.keys(ErrorCodes) as [ErrorCode, ...ErrorCode[]]),
-  message: z.string(),
-})
 
 /** The WAF rule behind a WAF_BLOCKED error (runner/waf/README.md lists the rules). */
 const WafBlock = z.object({

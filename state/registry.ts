@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RequestId } from '../contract/events.ts'
 import { Stats } from '../contract/stats.ts'
 
 /**
@@ -16,9 +17,9 @@ export const SessionRecord = z.object({
   /** The turn running now, so whoever takes over from a dead owner can end it. */
   turn_id: z.string().optional(),
   /** The request_id of that turn's execute, echoed on its last event. */
-  turn_request_id: z.union([z.number(), z.string()]).optional(),
+  turn_request_id: RequestId.optional(),
   /** The turns waiting behind it, oldest first: whoever takes over from a dead owner ends them too. */
-  queued: z.array(z.object({ turn_id: z.string(), request_id: z.union([z.number(), z.string()]).optional() })).optional(),
+  queued: z.array(z.object({ turn_id: z.string(), request_id: RequestId.optional() })).optional(),
   created_at: z.number(),
   /** Epoch ms of the last command or output. */
   last_active: z.number(),
