@@ -75,11 +75,19 @@ function typeOf(value: unknown): string {
   return typeof value
 }
 
-/** Sets `Retry-After` (whole seconds) for an error that asks the client to come back. */
-export function retryAfterSeconds(error: ServiceError, defaultMs: number): number | undefined {
-  if (error instanceof RateLimitedError) return Math.max(1, Math.ceil(error.retryAfterMs / 1000))
-  if (error.status === 503 || error.status === 429) return Math.max(1, Math.ceil(defaultMs / 1000))
-  return undefined
+/**
+ * The one `Retry-After` rule, in whole seconds (at least 1): the rate limiter's wait for RATE_LIMITED,
+ * `defaultMs` (`limits.retry_after`) for any other 429 or 503 answer; none for other statuses.
+ */
+export function retryAfterSeconds(answer: ServiceError | { status: number }, defaultMs: number): number | undefined {
+  const waitMs = answer instanceof RateLimitedError ? answer.retryAfterMs : answer.status === 503 || answer.status === 429 ? defaultMs : undefined
+  return waitMs === undefined ? undefined : Math.max(1, Math.ceil(waitMs / 1000))
+}
+
+/** Sets `Retry-After` on the reply when the answer asks the client to come back (retryAfterSeconds). */
+export function setRetryAfter(reply: FastifyReply, answer: ServiceError | { status: number }, defaultMs: number): void {
+  const seconds = retryAfterSeconds(answer, defaultMs)
+  if (seconds !== undefined) reply.header('retry-after', String(seconds))
 }
 
 /**
@@ -94,8 +102,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { log: Logg
     sendError(reply, request, new ServiceError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), log, retryAfterMs),
   )
   app.addHook('onSend', async (_request, reply, payload) => {
-    const status = reply.statusCode
-    if ((status === 503 || status === 429) && !reply.hasHeader('retry-after')) reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))))
+    if (!reply.hasHeader('retry-after')) setRetryAfter(reply, { status: reply.statusCode }, retryAfterMs)
     return payload
   })
 }
@@ -134,8 +141,7 @@ export function clientError(error: NodeJS.ErrnoException, socket: Socket): void 
 /** Sends `{code, message}` with the code's status. */
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ServiceError, log: Logger, retryAfterMs: number): FastifyReply {
   if (error.status >= 500 && error.status !== 503) log.error({ err: error.cause ?? error, method: request.method, route: request.routeOptions.url }, 'request failed')
-  const retry = retryAfterSeconds(error, retryAfterMs)
-  if (retry !== undefined) reply.header('retry-after', String(retry))
+  setRetryAfter(reply, error, retryAfterMs)
   // A refused WebSocket handshake: the socket is closed after this answer.
   if (request.ws) reply.header('connection', 'close')
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody())

@@ -1,40 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import { ServiceError } from '../contract/mod.ts'
-import type { Lifecycle } from '../service/lifecycle.ts'
-import { CALLBACK_PATH } from './chat/mod.ts'
+import { ServiceError, toServiceError } from '../contract/mod.ts'
 import { tenantKeys, type AuthConfig } from './auth/config.ts'
 import { authenticate, headerValues, presentedKeys, unauthorizedMessage, type Surface } from './auth/credentials.ts'
 import { warnIfExposed } from './auth/exposure.ts'
 import { ApiKeys } from './auth/keys.ts'
 import { OriginPolicy } from './auth/origins.ts'
-import { registerErrorHandling } from './errors.ts'
+import { registerErrorHandling, setRetryAfter } from './errors.ts'
+import type { GatewayLifecycle } from './lifecycle.ts'
 import type { LimitsConfig } from './limits/config.ts'
 import { frameAdmission, type FrameAdmission } from './limits/frame-admission.ts'
-import { RateLimitedError, RateLimiter } from './limits/rate-limiter.ts'
-
-/** The native WebSocket route. */
-export const WS_PATH = '/ws/v1/agent'
-
-/**
- * Routes served without an API key, origin check or rate limit:
- * - the probes: orchestrators (kubelet, load balancers) call them without
- *   secrets, and they tell only up/ready and the version;
- * - the chat callback: the chat platform cannot send our key; every callback
- *   is checked by its own HMAC signature (gateway/chat/README.md).
- * `/metrics` is not open: it tells how the service is used (sessions, errors,
- * routes); Prometheus sends the key (`authorization: {credentials: <key>}`).
- */
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/health', '/health/live', '/health/ready', CALLBACK_PATH])
-
-/** Long-lived streams; while the service drains, new ones are refused (the load balancer sends them elsewhere). */
-const STREAM_ROUTES: ReadonlySet<string> = new Set([WS_PATH, '/event', '/global/event', '/v1/sessions/:id/events'])
+import { RateLimiter } from './limits/rate-limiter.ts'
+import type { RouteAccess } from './route-config.ts'
 
 export interface GuardOptions {
   auth: AuthConfig
   limits: LimitsConfig
   log: Logger
-  lifecycle?: Lifecycle | undefined
+  lifecycle?: GatewayLifecycle | undefined
   /** The bind address, for the start-up warning of an open service. */
   host?: string | undefined
   /** The rate limiter's clock (tests). */
@@ -57,6 +40,9 @@ export interface Guard {
  * origin (403) → API key (401) → draining streams (503) → rate (429), plus
  * the service's error and not-found handlers. A refusal is thrown, so each
  * surface answers it in its own error shape, with `Connection: close`.
+ * Each route says in its `config` how it is treated (gateway/route-config.ts):
+ * open routes skip all of it; `/metrics` is not open, since it tells how the
+ * service is used (Prometheus sends the key).
  */
 export function registerGuard(app: FastifyInstance, options: GuardOptions): Guard {
   const log = options.log.child({ component: 'guard' })
@@ -74,20 +60,23 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
   registerErrorHandling(app, { log, retryAfterMs: options.limits.retry_after })
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const route = request.routeOptions.url
-    if (route !== undefined && OPEN_ROUTES.has(route)) return
+    const access: RouteAccess = request.routeOptions.config
+    if (access.access === 'open') return
     try {
-      admit(request, reply, route)
+      admit(request, access)
     } catch (err) {
       // A refused request is answered at once, body unread; its connection is then closed rather than
       // kept reading whatever body the client still sends (it could trickle one for ever).
       reply.header('connection', 'close')
+      // Set here: the surfaces' own error handlers (OpenCode's, the chat callback's) do not.
+      setRetryAfter(reply, toServiceError(err), options.limits.retry_after)
       throw err
     }
   })
 
-  function admit(request: FastifyRequest, reply: FastifyReply, route: string | undefined): void {
-    const surface: Surface = route === WS_PATH && isUpgrade(request) ? 'websocket' : 'http'
+  function admit(request: FastifyRequest, access: RouteAccess): void {
+    const route = request.routeOptions.url
+    const surface: Surface = access.websocket === true && isUpgrade(request) ? 'websocket' : 'http'
     if (!origins.allows(request.headers.origin)) {
       log.warn({ route, origin: String(request.headers.origin).slice(0, 200), ip: request.ip }, 'request from a browser origin that is not allowed')
       throw new ServiceError('FORBIDDEN_ORIGIN', 'this browser origin is not allowed (SERVICE_ALLOWED_ORIGINS)')
@@ -97,18 +86,13 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
       log.warn({ route, surface, reason: outcome.reason, carriers: outcome.carriers, ip: request.ip }, 'request refused: API key missing or invalid')
       throw new ServiceError('UNAUTHORIZED', unauthorizedMessage(surface, outcome.reason))
     }
-    if (route !== undefined && STREAM_ROUTES.has(route) && options.lifecycle?.draining) {
+    if (access.stream === true && options.lifecycle?.draining) {
       throw new ServiceError('SHUTTING_DOWN', 'the service is shutting down; connect to another instance')
     }
     tenants.set(request, outcome.tenant)
     const principal = outcome.key >= 0 ? `key:${outcome.key}` : `ip:${request.ip}`
     principals.set(request, principal)
-    try {
-      limiter.take(principal)
-    } catch (err) {
-      if (err instanceof RateLimitedError) reply.header('retry-after', String(Math.max(1, Math.ceil(err.retryAfterMs / 1000))))
-      throw err
-    }
+    limiter.take(principal)
   }
 
   return {

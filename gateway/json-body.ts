@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { z } from 'zod'
 import { ServiceError } from '../contract/mod.ts'
+import { invalidFieldMessage } from './errors.ts'
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -27,4 +29,15 @@ export function strictJsonBody(scope: FastifyInstance, options: { emptyIsUndefin
       else done(null, value)
     })
   })
+}
+
+/** Validates a body (`undefined` counts as `{}`); the error names the field that is wrong. */
+export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const body = raw === undefined || raw === null || raw === '' ? {} : raw
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ServiceError('BAD_REQUEST', 'the body must be a JSON object')
+  }
+  const result = schema.safeParse(body)
+  if (result.success) return result.data
+  throw new ServiceError('BAD_REQUEST', invalidFieldMessage(result.error.issues[0]!, body))
 }

@@ -3,6 +3,7 @@ import { BusNoRespondersError, BusTimeoutError, type Bus, type BusMessage } from
 import { decodeReply, RUNNER_HEADER, ServiceError, subjects, type Command, type ReplyOf, type Subjects } from '../contract/mod.ts'
 import { isRunnerAlive, type RunnerLeases, type SessionRegistry } from '../state/mod.ts'
 import { requestColdPod } from './cold-start.ts'
+import type { Runners } from './runners.ts'
 
 /** Routing hops for one command: owner gone → placement → told the owner → … */
 const MAX_HOPS = 5
@@ -20,7 +21,7 @@ const DEADLINE_MARGIN_MS = 1_000
  * knows, or whose owner is gone, goes to the placement group, where a runner
  * with room claims it.
  */
-export class RunnerClient {
+export class RunnerClient implements Runners {
   readonly #bus: Bus
   readonly #subjects: Subjects
   readonly #timeoutMs: number

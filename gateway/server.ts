@@ -2,27 +2,24 @@ import websocket from '@fastify/websocket'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
-import { ServiceError } from '../contract/mod.ts'
-import type { GatewayObservability } from '../observability/mod.ts'
-import type { Lifecycle } from '../service/lifecycle.ts'
 import { MemoryDocuments, MemoryRegistry, type Documents, type EventLog, type RunnerLeases, type SessionRegistry, type State } from '../state/mod.ts'
 import { AuthConfigSchema, tenancyEnabled, type AuthConfig } from './auth/config.ts'
 import { SessionOwners, type TenantClaim } from './auth/owners.ts'
 import { registerChat, type ChatConfig } from './chat/mod.ts'
 import { clientError, frameworkError } from './errors.ts'
-import { registerGuard, WS_PATH } from './guard.ts'
+import { registerGuard } from './guard.ts'
 import { strictJsonBody } from './json-body.ts'
-import { keepAlive } from './keepalive/ping.ts'
-import { TaskPulse } from './keepalive/task-pulse.ts'
+import type { GatewayLifecycle } from './lifecycle.ts'
 import { ActiveSessions } from './limits/active-sessions.ts'
-import { AdmittingRunnerClient } from './limits/admission.ts'
+import { AdmittingRunners } from './limits/admission.ts'
 import { capConnectionsPerAddress } from './limits/connections.ts'
 import { hardFrameLimit, LimitsConfigSchema, type LimitsConfig } from './limits/config.ts'
+import { registerNative } from './native/mod.ts'
+import type { GatewayObserver } from './observer.ts'
+import { DocumentSessionStore, registerOpencode } from './opencode/mod.ts'
+import { RunnerClient } from './runner-client.ts'
 import { SessionHub } from './session-hub.ts'
-import { registerSessionEvents } from './session-events.ts'
-import { TurnWatchdog } from './turn-watchdog.ts'
-import { Connection } from './ws/connection.ts'
-import { DocumentSessionRegistry, registerOpencode } from './opencode/mod.ts'
+import { TurnWatchdog } from './turns/watchdog.ts'
 
 export interface GatewayOptions {
   bus: Bus
@@ -33,12 +30,12 @@ export interface GatewayOptions {
   workBase?: string | undefined
   /** The `chat` config section; its routes are registered when enabled. */
   chat?: ChatConfig | undefined
-  /** The service's lifecycle: while it drains, new turns and streams are refused (service/lifecycle.ts). */
-  lifecycle?: Lifecycle | undefined
+  /** The service's lifecycle: while it drains, new turns and streams are refused. */
+  lifecycle?: GatewayLifecycle | undefined
   /** API keys, origins, limits and keep-alive; default: no keys, default limits. */
   security?: SecurityOptions | undefined
   /** Probes, /metrics and request timing (observability/). */
-  observability?: GatewayObservability | undefined
+  observability?: GatewayObserver | undefined
   /** The session registry (owners, for recovery), the event log (replay) and document buckets; default: a registry of its own, no replay. */
   state?: { registry: SessionRegistry; leases?: RunnerLeases | undefined; events?: EventLog | undefined; documents?: State['documents'] } | undefined
   /**
@@ -106,7 +103,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const state = options.state ?? { registry: new MemoryRegistry() }
   const hub = new SessionHub(bus, options.subjectPrefix, log, state.events)
   const active = new ActiveSessions(security.limits.max_active_sessions, (sessionId, listener) => hub.attach(sessionId, listener))
-  const runners = new AdmittingRunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases).admitting(active, hub, options.lifecycle)
+  const runners = new AdmittingRunners(new RunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases), active, options.lifecycle)
   options.lifecycle?.addWork(() => active.count)
   const watchdog = new TurnWatchdog(hub, runners, OWNER_CHECK_MS, log.child({ component: 'watchdog' }))
   app.addHook('onClose', async () => watchdog.stop())
@@ -126,36 +123,21 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   // and before every route, so that the guard's hook and error handling cover them all.
   const guard = registerGuard(app, { ...security, log, lifecycle: options.lifecycle })
   const owners = await sessionOwners(options, security.auth, state)
-  const admit = (request: FastifyRequest, sessionId: string) => owners.admit(guard.tenant(request), sessionId)
+  const admit = owners.enabled ? (request: FastifyRequest, sessionId: string) => owners.admit(guard.tenant(request), sessionId) : undefined
   strictJsonBody(app)
   options.observability?.register(app)
 
-  app.route<{ Querystring: { session_id?: string; last_seq?: string } }>({
-    method: 'GET',
-    url: WS_PATH,
-    handler: async () => {
-      throw new ServiceError('UPGRADE_REQUIRED', `${WS_PATH} speaks WebSocket: send an Upgrade: websocket request`)
-    },
-    wsHandler: (socket, request) => {
-      const tenant = guard.tenant(request)
-      const sessionId = typeof request.query.session_id === 'string' && request.query.session_id !== '' ? request.query.session_id : undefined
-      const lastSeq = typeof request.query.last_seq === 'string' && /^\d{1,15}$/.test(request.query.last_seq) ? Number(request.query.last_seq) : undefined
-      keepAlive(socket, security.pingIntervalMs)
-      new Connection(
-        socket,
-        {
-          runners,
-          hub,
-          log: log.child({ component: 'ws' }),
-          admitFrame: guard.frames(request),
-          maxSendBuffer: security.limits.ws_send_buffer,
-          ...(owners.enabled && { admit: (sessionId: string) => owners.admit(tenant, sessionId) }),
-          ...(options.observability && { observeRequest: options.observability.wsRequest }),
-          ...(security.taskPulseMs > 0 && { pulses: (send) => new TaskPulse(send, security.taskPulseMs) }),
-        },
-        sessionId,
-        lastSeq,
-      )
+  await registerNative(app, {
+    runners,
+    hub,
+    log,
+    admit,
+    websocket: {
+      frames: guard.frames,
+      pingIntervalMs: security.pingIntervalMs,
+      taskPulseMs: security.taskPulseMs,
+      maxSendBuffer: security.limits.ws_send_buffer,
+      observeRequest: options.observability?.wsRequest,
     },
   })
   if (options.chat?.enabled) {
@@ -169,9 +151,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     auth: guard.keys.enabled,
     tenant: guard.tenant,
     ...(owners.enabled && { owners }),
-    ...(state.documents && { registry: new DocumentSessionRegistry(await state.documents('opencode')) }),
+    ...(state.documents && { sessionStore: new DocumentSessionStore(await state.documents('opencode')) }),
   })
-  registerSessionEvents(app, hub, owners.enabled ? admit : undefined)
   return app
 }
 

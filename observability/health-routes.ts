@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { RouteAccess } from '../gateway/route-config.ts'
 import type { Metrics } from './metrics.ts'
 import type { Readiness } from './readiness.ts'
 import { formatUptime } from './uptime.ts'
@@ -11,6 +12,9 @@ export interface HealthRoutesOptions {
   /** Epoch ms when the service started, for `uptime`. */
   startedAt: number
 }
+
+/** The probes are open on the gateway: orchestrators call them without secrets, and they tell only up/ready and the version. */
+const OPEN = { access: 'open' } as const satisfies RouteAccess
 
 const Checks = {
   type: 'object',
@@ -39,6 +43,7 @@ export function registerHealthRoutes(app: FastifyInstance, options: HealthRoutes
   app.get(
     '/health',
     {
+      config: OPEN,
       schema: {
         response: {
           200: {
@@ -56,13 +61,13 @@ export function registerHealthRoutes(app: FastifyInstance, options: HealthRoutes
   )
   app.get(
     '/health/live',
-    { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } } } },
+    { config: OPEN, schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } } } },
     async (_request, reply) => {
       reply.header('cache-control', 'no-store')
       return { status: 'alive' }
     },
   )
-  app.get('/health/ready', { schema: { response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
+  app.get('/health/ready', { config: OPEN, schema: { response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
     const state = await readiness.state()
     reply.header('cache-control', 'no-store')
     return reply.code(state.ready ? 200 : 503).send({ status: state.status, checks: state.checks, ...(state.sandbox !== undefined && { sandbox: state.sandbox }) })

@@ -1,7 +1,6 @@
 /** Observability: Prometheus metrics, OpenTelemetry traces, health probes, log redaction. */
 export { startObservability } from './setup.ts'
 export type { Observability, ObservabilityOptions } from './setup.ts'
-export type { GatewayObservability } from './gateway-observability.ts'
 export { Metrics } from './metrics.ts'
 export { OtelConfigSchema, RunnerHttpPort } from './config.ts'
 export type { ObservabilitySettings, OtelConfig } from './config.ts'

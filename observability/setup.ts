@@ -1,9 +1,9 @@
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
 import { SERVICE_VERSION } from '../contract/version.ts'
+import type { GatewayObserver } from '../gateway/observer.ts'
 import type { Engine } from '../runner/engine/engine.ts'
 import type { RunnerObserver } from '../runner/mod.ts'
-import type { GatewayObservability } from './gateway-observability.ts'
 import { registerHealthRoutes } from './health-routes.ts'
 import { meterEngine } from './metered-engine.ts'
 import { Metrics } from './metrics.ts'
@@ -15,9 +15,6 @@ import { createRunnerObserver } from './runner-observer.ts'
 import { TracedBus } from './traced-bus.ts'
 import { startTracing, type Tracing } from './tracing.ts'
 import { TurnSpans } from './turn-spans.ts'
-
-/** The WebSocket route, for the labels of WebSocket requests. */
-const WS_PATH = '/ws/v1/agent'
 
 export interface ObservabilityOptions {
   mode: 'dev' | 'gateway' | 'runner'
@@ -43,7 +40,7 @@ export interface Observability {
   /** Gateway: the bus to send commands on (carrying the trace context when tracing is on). */
   gatewayBus(bus: Bus): Bus
   /** Gateway: probes, /metrics, request timing. */
-  readonly gateway: GatewayObservability
+  readonly gateway: GatewayObserver
   /** Runner mode: starts the runner's probe and metrics server when `runner.http_port` is set; its address. */
   serveRunner(): Promise<string | undefined>
   /** Ends open spans, exports them, closes the runner's server. */
@@ -89,8 +86,8 @@ export async function startObservability(options: ObservabilityOptions): Promise
         recordRequestDurations(app, metrics)
         registerHealthRoutes(app, { ...routes, readiness: readinessFor() })
       },
-      wsRequest(type, status, seconds) {
-        metrics.requestDone('WS', wsRoute(WS_PATH, type), status, seconds)
+      wsRequest(path, type, status, seconds) {
+        metrics.requestDone('WS', wsRoute(path, type), status, seconds)
       },
     },
     async serveRunner() {

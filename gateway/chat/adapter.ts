@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import { ServiceError, toServiceError } from '../../contract/mod.ts'
-import { runTurn, type TurnDeps, type TurnOutcome } from '../turn.ts'
+import { runTurn, type TurnDeps, type TurnOutcome } from '../turns/follow.ts'
 import { chunkMessage } from './chunker.ts'
 import type { ChatSettings } from './config.ts'
 import { ChatError } from './errors.ts'

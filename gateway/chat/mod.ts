@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import type { RunnerClient } from '../runner-client.ts'
+import type { Runners } from '../runners.ts'
 import type { SessionHub } from '../session-hub.ts'
 import { ChatAdapter } from './adapter.ts'
 import { RobotClient } from './client.ts'
@@ -13,7 +13,7 @@ import { ChatSessions, type Every } from './sessions.ts'
 export interface ChatDeps {
   /** The enabled `chat` config section. */
   settings: ChatSettings
-  runners: RunnerClient
+  runners: Runners
   hub: SessionHub
   log: Logger
   /** Claims each adapter session for `settings.tenant` (gateway/auth/owners.ts); none: no tenancy. */

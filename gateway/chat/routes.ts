@@ -2,13 +2,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { z } from 'zod'
 import { toHttpError } from '../errors.ts'
+import { OPEN_ROUTE } from '../route-config.ts'
 import type { ChatSettings } from './config.ts'
 import { ReplayGuard } from './replay-guard.ts'
 import { verify, type SignedParams } from './signature.ts'
 import type { ChatSession } from './sessions.ts'
 import { Callback, TextCallback, toChatMessage, type ChatMessage } from './wire.ts'
 
-/** Where the chat platform delivers callbacks: GET verifies the URL, POST brings messages. */
+/**
+ * Where the chat platform delivers callbacks: GET verifies the URL, POST brings messages.
+ * Open (no API key: the platform cannot send ours); every callback is checked by its own HMAC signature.
+ */
 export const CALLBACK_PATH = '/v1/chat/callback'
 
 /** Largest callback body; a text message is far smaller. */
@@ -70,7 +74,7 @@ export function registerCallbackRoutes(app: FastifyInstance, deps: CallbackRoute
     verified.set(request, { signature: params.signature!, timestampMs: result.timestampMs })
   }
 
-  app.get(CALLBACK_PATH, { onRequest: authenticate }, async (request, reply) => {
+  app.get(CALLBACK_PATH, { config: OPEN_ROUTE, onRequest: authenticate }, async (request, reply) => {
     log.info('chat callback URL verified')
     return reply.code(200).type('text/plain; charset=utf-8').send(signedParams(request.query, request.headers).timestamp)
   })
@@ -78,6 +82,7 @@ export function registerCallbackRoutes(app: FastifyInstance, deps: CallbackRoute
   app.post(
     CALLBACK_PATH,
     {
+      config: OPEN_ROUTE,
       onRequest: authenticate,
       bodyLimit: BODY_LIMIT,
       errorHandler: (error, _request, reply) => {

@@ -49,7 +49,7 @@ export class ActiveSessions {
 
   #release(sessionId: string, turnId: string): void {
     const entry = this.#sessions.get(sessionId)
-    if (!entry || !entry.turns.delete(turnId) || entry.turns.size > 0) return
+    if (!entry?.turns.delete(turnId) || entry.turns.size > 0) return
     this.#sessions.delete(sessionId)
     entry.detach()
   }

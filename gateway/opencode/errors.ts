@@ -3,10 +3,9 @@ import { toHttpError } from '../errors.ts'
 import type { NamedError } from './schemas/session.ts'
 
 /**
- * Errors at the REST boundary. OpenCode routes answer OpenCode's named shape
+ * Errors at the OpenCode boundary: OpenCode's named shape
  * `{name, data: {message}}` (NotFoundError exactly as OpenCode writes it;
- * the others also carry the service's stable `code` in `data`); the chat
- * route answers the service's `{error: {code, message}}`.
+ * the others also carry the service's stable `code` in `data`).
  */
 
 /** OpenCode's error names by service code; anything not listed is an UnknownError. */
@@ -23,14 +22,9 @@ export function sessionNotFound(id: string): ServiceError {
   return new ServiceError('SESSION_NOT_FOUND', `Session not found: ${id}`)
 }
 
-/** Any failure as a ServiceError, including fastify's own (bad JSON, wrong content type, too large): gateway/errors.ts. */
-export function toHttpServiceError(err: unknown): ServiceError {
-  return toHttpError(err)
-}
-
 /** The OpenCode body and HTTP status of a failure. */
 export function toNamedError(err: unknown): { status: number; body: NamedError } {
-  const error = toHttpServiceError(err)
+  const error = toHttpError(err)
   const name = NAMES[error.code] ?? 'UnknownError'
   const data = error.code === 'SESSION_NOT_FOUND' ? { message: error.message } : { message: error.message, code: error.code }
   return { status: error.status, body: { name, data } }

@@ -2,17 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { DEFAULT_TENANT } from '../auth/config.ts'
 import type { SessionOwners } from '../auth/owners.ts'
 import type { Logger } from 'pino'
-import { SERVICE_VERSION } from '../../service/version.ts'
-import type { RunnerClient } from '../runner-client.ts'
+import { SERVICE_VERSION } from '../../contract/version.ts'
+import type { Runners } from '../runners.ts'
 import type { SessionHub } from '../session-hub.ts'
+import { HEARTBEAT_MS, SseStreams } from '../sse.ts'
 import { EventBroadcast } from './broadcast.ts'
-import { chatRoutes } from './chat-route.ts'
 import { strictJsonBody } from '../json-body.ts'
 import { toNamedError } from './errors.ts'
 import { ascendingIds, type IdSource } from './ids.ts'
 import type { MapContext } from './mapping/state.ts'
 import { MessageStore } from './message-store.ts'
-import { DocumentSessionRegistry, type SessionRegistry } from './registry.ts'
+import { DocumentSessionStore, type OpencodeSessionStore } from './session-store.ts'
 import { configRoutes } from './routes/config.ts'
 import type { RouteContext } from './routes/context.ts'
 import { eventRoutes } from './routes/events.ts'
@@ -20,7 +20,6 @@ import { promptRoutes } from './routes/prompt.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { DEFAULT_PROJECT } from './session-info.ts'
 import { OpencodeSessions } from './sessions.ts'
-import { HEARTBEAT_MS, SseStreams } from './sse.ts'
 
 /** The provider and model named in messages until the engine reports its model. */
 export const DEFAULT_PROVIDER = 'agent-runtime'
@@ -29,7 +28,7 @@ export const DEFAULT_MODEL = 'default'
 export const DEFAULT_AGENT = 'build'
 
 export interface OpencodeDeps {
-  runners: RunnerClient
+  runners: Runners
   hub: SessionHub
   log: Logger
   /** The sandbox base (`session.work_dir`), to report absolute session directories; relative ones without it. */
@@ -39,7 +38,7 @@ export interface OpencodeDeps {
   /** Period of `server.heartbeat`; default 10 s. */
   heartbeatMs?: number
   /** Where sessions are kept; default in memory. */
-  registry?: SessionRegistry
+  sessionStore?: OpencodeSessionStore
   ids?: IdSource
   now?: () => number
   /** The tenant of a request (gateway/guard.ts); default: every request is the tenant `default`. */
@@ -49,9 +48,9 @@ export interface OpencodeDeps {
 }
 
 /**
- * The OpenCode-compatible REST + SSE layer (spec §4.2, §6.2) and the
- * quick-start chat route, on the gateway's fastify instance. Every route is an
- * ordinary fastify route, so global hooks (authentication) apply to all.
+ * The OpenCode-compatible REST + SSE layer (spec §4.2, §6.2) on the gateway's
+ * fastify instance. Every route is an ordinary fastify route, so global hooks
+ * (authentication) apply to all.
  */
 export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps): Promise<void> {
   const log = deps.log.child({ component: 'opencode' })
@@ -68,11 +67,11 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
     log,
   })
   const sessions = new OpencodeSessions({
-    registry: deps.registry ?? new DocumentSessionRegistry(),
+    sessionStore: deps.sessionStore ?? new DocumentSessionStore(),
     store,
     runners: deps.runners,
     broadcast,
-    ready: () => deps.hub.ready(),
+    hub: deps.hub,
     ctx,
     ids,
     version: SERVICE_VERSION,
@@ -102,19 +101,6 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
       version: SERVICE_VERSION,
       auth: deps.auth ?? Boolean(process.env.SERVICE_API_KEY || process.env.SERVICE_API_KEYS),
       log,
-    })
-  })
-
-  await app.register(async (scope) => {
-    acceptEmptyJson(scope)
-    const owners = deps.owners
-    chatRoutes(scope, {
-      runners: deps.runners,
-      hub: deps.hub,
-      streams,
-      heartbeatMs,
-      log,
-      ...(owners && { admitRequest: (request: FastifyRequest, sessionId: string) => owners.admit(tenant(request), sessionId) }),
     })
   })
 }

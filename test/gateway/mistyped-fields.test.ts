@@ -4,8 +4,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { ServiceError } from '../../contract/mod.ts'
-import { ChatBody, CreateSessionBody, parseBody, PromptBody } from '../../gateway/opencode/schemas/request.ts'
-import { parseFrame } from '../../gateway/ws/frames.ts'
+import { parseBody } from '../../gateway/json-body.ts'
+import { AgentChatBody } from '../../gateway/native/agent-chat-route.ts'
+import { parseFrame } from '../../gateway/native/ws/frames.ts'
+import { CreateSessionBody, PromptBody } from '../../gateway/opencode/schemas/request.ts'
 
 const failure = (run: () => unknown): ServiceError => {
   try {
@@ -32,8 +34,8 @@ describe('mistyped fields', () => {
   })
 
   it.each([
-    [ChatBody, { message: 5 }, 'field "message": expected string, got number'],
-    [ChatBody, {}, 'field "message" is required'],
+    [AgentChatBody, { message: 5 }, 'field "message": expected string, got number'],
+    [AgentChatBody, {}, 'field "message" is required'],
     [PromptBody, { prompt: 5 }, 'field "prompt": expected string, got number'],
     [CreateSessionBody, { work_dir: false }, 'field "work_dir": expected string, got boolean'],
   ] as const)('mistyped fields - a REST body (%#)', (schema, body, message) => {

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import type { RunnerClient } from '../../runner-client.ts'
+import type { Runners } from '../../runners.ts'
 import type { ServerConfig } from '../schemas/config.ts'
 
 export interface ConfigDeps {
-  runners: Pick<RunnerClient, 'send'>
+  runners: Pick<Runners, 'send'>
   version: string
   auth: boolean
   log: Logger

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { EventBroadcast } from '../broadcast.ts'
 import type { IdSource } from '../ids.ts'
 import type { OpencodeSessions } from '../sessions.ts'
-import type { SseStreams } from '../sse.ts'
+import type { SseStreams } from '../../sse.ts'
 
 /** What the OpenCode routes share. */
 export interface RouteContext {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STREAM_ROUTE } from '../../route-config.ts'
 import type { GlobalEnvelope } from '../schemas/event.ts'
 import type { RouteContext } from './context.ts'
 
@@ -21,6 +22,6 @@ export function eventRoutes(app: FastifyInstance, context: RouteContext): void {
     return reply
   }
 
-  app.get('/event', serve((envelope) => envelope.payload))
-  app.get('/global/event', serve((envelope) => envelope))
+  app.get('/event', { config: STREAM_ROUTE }, serve((envelope) => envelope.payload))
+  app.get('/global/event', { config: STREAM_ROUTE }, serve((envelope) => envelope))
 }

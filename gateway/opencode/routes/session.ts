@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { CreateSessionBody, parseBody } from '../schemas/request.ts'
+import { parseBody } from '../../json-body.ts'
+import { CreateSessionBody } from '../schemas/request.ts'
 import { JSON_TYPE, messagesJson } from '../message-json.ts'
 import type { IdParams, RouteContext } from './context.ts'
 

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { ServiceError, SessionId } from '../../../contract/mod.ts'
-import { invalidFieldMessage } from '../../errors.ts'
+import { SessionId } from '../../../contract/mod.ts'
 
 /**
  * Request bodies of the REST layer. Each accepts both the spec's shape and
@@ -34,24 +33,3 @@ export const PromptBody = z.looseObject({
   model: z.union([z.string(), z.looseObject({ providerID: z.string(), modelID: z.string() })]).optional(),
 })
 export type PromptBody = z.output<typeof PromptBody>
-
-/** POST /v1/agent/chat (spec §2.5 variant): one message, one turn. */
-export const ChatBody = z.looseObject({
-  session_id: SessionId.optional(),
-  message: z.string().min(1, 'must be a non-empty string'),
-  system_prompt: z.string().optional(),
-  instructions: z.string().optional(),
-  work_dir: z.string().optional(),
-})
-export type ChatBody = z.output<typeof ChatBody>
-
-/** Validates a body (`undefined` counts as `{}`); the error names the field that is wrong. */
-export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const body = raw === undefined || raw === null || raw === '' ? {} : raw
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new ServiceError('BAD_REQUEST', 'the body must be a JSON object')
-  }
-  const result = schema.safeParse(body)
-  if (result.success) return result.data
-  throw new ServiceError('BAD_REQUEST', invalidFieldMessage(result.error.issues[0]!, body))
-}

@@ -11,7 +11,7 @@ import { handshake } from '../../fixtures/ws-handshake.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { TENANT_KEYS, TENANTS } from '../../fixtures/tenants.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
-import { SseClient } from '../opencode/sse-client.ts'
+import { SseClient } from '../../fixtures/sse-client.ts'
 
 const KEYS = { owner: TENANT_KEYS.acme, other: TENANT_KEYS.globex } as const
 

@@ -8,7 +8,7 @@ import { ChatSessions } from '../../../gateway/chat/sessions.ts'
 import type { ChatMessage, SendBody } from '../../../gateway/chat/wire.ts'
 import { RunnerClient } from '../../../gateway/runner-client.ts'
 import { SessionHub } from '../../../gateway/session-hub.ts'
-import type { TurnOutcome } from '../../../gateway/turn.ts'
+import type { TurnOutcome } from '../../../gateway/turns/follow.ts'
 import { captureLog, until } from '../../fixtures/chat.ts'
 import { MemoryRegistry } from '../../../state/mod.ts'
 

@@ -32,7 +32,7 @@ describe('keepalive - task_boundary pulses on the WebSocket', () => {
   const stacks = stackPerTest()
 
   it('pulses - a long tool gets task_boundary pulses between its tool_use and tool_result, outside the sequence', async () => {
-    const { stack, client } = await stacks.open({ server: { task_pulse: '150ms' } })
+    const { client } = await stacks.open({ server: { task_pulse: '150ms' } })
     client.send({ type: 'execute', session_id: 'p1', prompt: 'sleep: 1', request_id: 'r' })
     await client.event('completed', 'p1')
     const events = client.eventsOf('p1')

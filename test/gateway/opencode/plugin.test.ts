@@ -10,7 +10,7 @@ import { MemoryBus } from '../../../bus/mod.ts'
 import { registerOpencode } from '../../../gateway/opencode/mod.ts'
 import { RunnerClient } from '../../../gateway/runner-client.ts'
 import { SessionHub } from '../../../gateway/session-hub.ts'
-import { SseClient } from './sse-client.ts'
+import { SseClient } from '../../fixtures/sse-client.ts'
 import { MemoryRegistry } from '../../../state/mod.ts'
 
 const log = pino({ level: 'silent' })
@@ -78,7 +78,6 @@ describe('opencode plugin - streams and hooks', () => {
       ['POST', '/session/x/message'],
       ['POST', '/session/x/prompt_async'],
       ['GET', '/config'],
-      ['POST', '/v1/agent/chat'],
     ]
     for (const [method, path] of routes) {
       const response = await fetch(url + path, { method })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { ServiceError } from '../../../contract/mod.ts'
 import { toModelRef, toPromptInput } from '../../../gateway/opencode/prompt-input.ts'
-import { parseBody, PromptBody } from '../../../gateway/opencode/schemas/request.ts'
+import { parseBody } from '../../../gateway/json-body.ts'
+import { PromptBody } from '../../../gateway/opencode/schemas/request.ts'
 
 const read = (raw: unknown) => toPromptInput(parseBody(PromptBody, raw), 'agent-runtime')
 

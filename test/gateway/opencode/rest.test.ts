@@ -7,7 +7,7 @@ import { readdir, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
-import { SseClient } from './sse-client.ts'
+import { SseClient } from '../../fixtures/sse-client.ts'
 
 async function call(stack: Stack, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
   const init: RequestInit = { method, headers: { ...headers } }

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino'
-import type { RunnerClient } from './runner-client.ts'
-import type { SessionHub } from './session-hub.ts'
+import type { Runners } from '../runners.ts'
+import type { SessionHub } from '../session-hub.ts'
+
+/** A running turn silent for this long may have events this gateway missed (checked again after as long). */
+const QUIET_MS = 5_000
 
 /**
  * Watches the sessions this gateway follows while a turn runs: when the
@@ -8,14 +11,11 @@ import type { SessionHub } from './session-hub.ts'
  * session over and ends the lost turn with a RUNNER_LOST error, so clients
  * waiting for the turn hear of it within about one period.
  */
-/** A running turn silent for this long may have events this gateway missed (checked again after as long). */
-const QUIET_MS = 5_000
-
 export class TurnWatchdog {
   readonly #timer: NodeJS.Timeout
   #checking = false
 
-  constructor(hub: SessionHub, runners: RunnerClient, periodMs: number, log: Logger) {
+  constructor(hub: SessionHub, runners: Runners, periodMs: number, log: Logger) {
     this.#timer = setInterval(() => {
       if (this.#checking) return
       const sessions = hub.sessionsWithTurnInFlight()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startStack, type Stack } from '../fixtures/stack.ts'
-import { WsClient } from '../fixtures/ws-client.ts'
+import { startStack, type Stack } from '../../fixtures/stack.ts'
+import { WsClient } from '../../fixtures/ws-client.ts'
 
 /** Reads SSE frames until `until` matches one; returns the frames as {id, data}. */
 async function readSse(url: string, headers: Record<string, string>, until: (data: Record<string, unknown>) => boolean) {

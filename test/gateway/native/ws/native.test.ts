@@ -1,9 +1,9 @@
 import { realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { processesUnder } from '../../fixtures/processes.ts'
-import { startStack, type Stack } from '../../fixtures/stack.ts'
-import { WsClient } from '../../fixtures/ws-client.ts'
+import { processesUnder } from '../../../fixtures/processes.ts'
+import { startStack, type Stack } from '../../../fixtures/stack.ts'
+import { WsClient } from '../../../fixtures/ws-client.ts'
 
 const eventsOf = (client: WsClient, sessionId: string) => client.eventsOf(sessionId).map((msg) => msg.event)
 

@@ -1,7 +1,13 @@
 import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 
-/** OpenCode's heartbeat period; proxies drop idle streams after about a minute. */
+/**
+ * The server-sent event streams of every surface: OpenCode's `/event` and
+ * `/global/event`, and the native `/v1/sessions/{id}/events` and
+ * `POST /v1/agent/chat` with `Accept: text/event-stream`.
+ */
+
+/** The heartbeat period of every stream (OpenCode's); proxies drop idle streams after about a minute. */
 export const HEARTBEAT_MS = 10_000
 
 /** Bytes a stream may hold for a client that does not read before it is cut off. */

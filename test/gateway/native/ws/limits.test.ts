@@ -2,11 +2,11 @@ import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import pino from 'pino'
-import { MemoryBus } from '../../../bus/mod.ts'
-import { buildGateway } from '../../../gateway/server.ts'
-import { processesUnder } from '../../fixtures/processes.ts'
-import { stackPerTest } from '../../fixtures/stack.ts'
-import { WsClient } from '../../fixtures/ws-client.ts'
+import { MemoryBus } from '../../../../bus/mod.ts'
+import { buildGateway } from '../../../../gateway/server.ts'
+import { processesUnder } from '../../../fixtures/processes.ts'
+import { stackPerTest } from '../../../fixtures/stack.ts'
+import { WsClient } from '../../../fixtures/ws-client.ts'
 
 describe('native websocket - time limits and failures', () => {
   const stacks = stackPerTest()
@@ -38,7 +38,7 @@ describe('native websocket - time limits and failures', () => {
   })
 
   it('engine - a CLI that cannot start is an ENGINE_START_FAILED error event', async () => {
-    const { stack, client } = await stacks.open({ engine: { command: '/nonexistent/claude', args: [] } })
+    const { client } = await stacks.open({ engine: { command: '/nonexistent/claude', args: [] } })
     client.send({ type: 'execute', session_id: 'nostart', prompt: 'hi', request_id: 1 })
     expect(await client.event('error', 'nostart')).toMatchObject({ request_id: 1, error: { code: 'ENGINE_START_FAILED' } })
     client.send({ type: 'version', request_id: 2 })

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
-import { toServiceError, type ErrorBody, type RequestId, type ServiceEvent } from '../../contract/mod.ts'
-import { frameBytes, type FrameAdmission } from '../limits/frame-admission.ts'
-import type { RunnerClient } from '../runner-client.ts'
-import type { SessionHub } from '../session-hub.ts'
+import { toServiceError, type ErrorBody, type RequestId, type ServiceEvent } from '../../../contract/mod.ts'
+import { frameBytes, type FrameAdmission } from '../../limits/frame-admission.ts'
+import type { Runners } from '../../runners.ts'
+import type { SessionHub } from '../../session-hub.ts'
+import { handOffTurn } from '../../turns/hand-off.ts'
 import { isClientVisible, serverConnected, toQuickstart, type Dialect } from './dialect.ts'
 import { frameRequestId, parseFrame, type ClientFrame } from './frames.ts'
 
 export interface ConnectionDeps {
-  runners: RunnerClient
+  runners: Runners
   hub: SessionHub
   log: Logger
   /** Reads a frame or refuses it (size, rate; gateway/guard.ts): a refusal is an `error` event, the connection stays open. */
@@ -186,7 +187,7 @@ export class Connection {
     requestId: RequestId | undefined,
   ): Promise<void> {
     this.#attach(sessionId)
-    await this.#deps.runners.send({
+    await handOffTurn(this.#deps, {
       type: 'execute',
       session_id: sessionId,
       turn_id: `turn_${randomUUID()}`,

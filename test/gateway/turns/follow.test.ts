@@ -3,14 +3,15 @@ import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemoryBus } from '../../bus/mod.ts'
-import { RunnerClient } from '../../gateway/runner-client.ts'
-import { SessionHub } from '../../gateway/session-hub.ts'
-import { MAX_ANSWER_BYTES } from '../../gateway/answer-text.ts'
-import { runTurn } from '../../gateway/turn.ts'
-import type { Runner } from '../../runner/mod.ts'
-import { openState, type State } from '../../state/mod.ts'
-import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
+import { MemoryBus } from '../../../bus/mod.ts'
+import { RunnerClient } from '../../../gateway/runner-client.ts'
+import { SessionHub } from '../../../gateway/session-hub.ts'
+import { MAX_ANSWER_BYTES } from '../../../gateway/turns/answer-text.ts'
+import { runTurn } from '../../../gateway/turns/follow.ts'
+import type { Runner } from '../../../runner/mod.ts'
+import { openServiceState } from '../../../service/state.ts'
+import type { State } from '../../../state/mod.ts'
+import { fakeCliConfig, startRunner } from '../../fixtures/runner.ts'
 
 /** runTurn (the chat adapter's turn) keeps the answer, bounded, and never the turn's events (issue 16). */
 describe('runTurn', () => {
@@ -25,7 +26,7 @@ describe('runTurn', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ar-turn-'))
     const config = fakeCliConfig(dir)
     bus = new MemoryBus()
-    state = await openState(bus, config, log)
+    state = await openServiceState(bus, config, log)
     runner = await startRunner(config, bus, state, 'r0')
     deps = { runners: new RunnerClient(bus, config.nats.prefix, 10_000, state.registry), hub: new SessionHub(bus, config.nats.prefix, log, state.events) }
   })

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { isTurnEnd, ServiceError, type ServiceEvent, type Stats } from '../contract/mod.ts'
+import { isTurnEnd, ServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
+import type { Runners } from '../runners.ts'
+import type { SessionHub } from '../session-hub.ts'
 import { AnswerText, MAX_ANSWER_BYTES } from './answer-text.ts'
-import type { RunnerClient } from './runner-client.ts'
-import type { SessionHub } from './session-hub.ts'
+import { handOffTurn } from './hand-off.ts'
 
 export interface TurnRequest {
   session_id: string
@@ -26,7 +27,7 @@ export interface TurnOutcome {
 }
 
 export interface TurnDeps {
-  runners: RunnerClient
+  runners: Runners
   hub: SessionHub
   /** Refuses (SESSION_NOT_FOUND) a session the caller's tenant may not use; claims a new one (gateway/auth/owners.ts). */
   admit?: ((sessionId: string) => Promise<void>) | undefined
@@ -76,7 +77,7 @@ export async function followTurn(
     ended.resolve(undefined)
   })
   try {
-    await deps.runners.send({
+    await handOffTurn(deps, {
       type: 'execute',
       session_id: request.session_id,
       turn_id: turnId,

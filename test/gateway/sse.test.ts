@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sseFrame } from '../../../gateway/opencode/sse.ts'
+import { sseFrame } from '../../gateway/sse.ts'
 
 describe('sse - frames as OpenCode writes them', () => {
   it.each([

@@ -1,4 +1,4 @@
-import type { ServiceEvent } from '../../contract/mod.ts'
+import type { ServiceEvent } from '../../../contract/mod.ts'
 
 /** Which shape a connection's client speaks; decided by the first frame it sends. */
 export type Dialect = 'native' | 'quickstart'

@@ -1,21 +1,20 @@
 import { z } from 'zod'
-import { RequestId, ServiceError, SessionId } from '../../contract/mod.ts'
-import { invalidFieldMessage } from '../errors.ts'
+import { RequestId, ServiceError, SessionId } from '../../../contract/mod.ts'
+import { invalidFieldMessage } from '../../errors.ts'
+import { LastSeq } from '../last-seq.ts'
 
 /**
  * Frames a client sends on /ws/v1/agent: the native requests (spec §2.3) and
  * the quick-start dialect (`session_start`, then `prompt`).
  */
 const Common = { request_id: RequestId.optional() }
-/** The last sequence of this session the client saw: it is sent what came after, then the live events. */
-const LastSeq = z.number().int().min(0).optional()
 
 export const ClientFrames = {
   execute: z.object({
     type: z.literal('execute'),
     ...Common,
     session_id: SessionId.optional(),
-    last_seq: LastSeq,
+    last_seq: LastSeq.optional(),
     prompt: z.string().min(1, 'prompt must not be empty'),
     instructions: z.string().optional(),
     work_dir: z.string().optional(),
@@ -24,12 +23,12 @@ export const ClientFrames = {
   stats: z.object({ type: z.literal('stats'), ...Common, session_id: SessionId }),
   version: z.object({ type: z.literal('version'), ...Common }),
   /** Follow a session's events without sending it anything (a client resuming after a reconnect). */
-  attach: z.object({ type: z.literal('attach'), ...Common, session_id: SessionId, last_seq: LastSeq }),
+  attach: z.object({ type: z.literal('attach'), ...Common, session_id: SessionId, last_seq: LastSeq.optional() }),
   session_start: z.object({
     type: z.literal('session_start'),
     ...Common,
     session_id: SessionId.optional(),
-    last_seq: LastSeq,
+    last_seq: LastSeq.optional(),
     work_dir: z.string().optional(),
     instructions: z.string().optional(),
   }),

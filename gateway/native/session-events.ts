@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ServiceError, SessionId } from '../contract/mod.ts'
-import { HEARTBEAT_MS, SseStreams } from './opencode/sse.ts'
-import type { SessionHub } from './session-hub.ts'
+import { ServiceError, SessionId } from '../../contract/mod.ts'
+import { STREAM_ROUTE } from '../route-config.ts'
+import type { SessionHub } from '../session-hub.ts'
+import { HEARTBEAT_MS, SseStreams } from '../sse.ts'
+import { parseLastSeq } from './last-seq.ts'
 import { isClientVisible } from './ws/dialect.ts'
 
 /**
@@ -13,15 +15,10 @@ import { isClientVisible } from './ws/dialect.ts'
 export function registerSessionEvents(app: FastifyInstance, hub: SessionHub, admit?: (request: FastifyRequest, sessionId: string) => Promise<void>): void {
   const streams = new SseStreams()
   app.addHook('preClose', async () => streams.closeAll())
-  app.get<{ Params: { id: string }; Querystring: { last_seq?: string } }>('/v1/sessions/:id/events', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { last_seq?: string } }>('/v1/sessions/:id/events', { config: STREAM_ROUTE }, async (request, reply) => {
     const sessionId = SessionId.safeParse(request.params.id)
     if (!sessionId.success) throw new ServiceError('BAD_REQUEST', 'the session id must be 1 to 256 characters')
-    const resumeFrom = request.headers['last-event-id'] ?? request.query.last_seq
-    let afterSeq: number | undefined
-    if (resumeFrom !== undefined) {
-      if (typeof resumeFrom !== 'string' || !/^\d{1,15}$/.test(resumeFrom)) throw new ServiceError('BAD_REQUEST', 'Last-Event-ID (or last_seq) must be an event sequence number')
-      afterSeq = Number(resumeFrom)
-    }
+    const afterSeq = parseLastSeq(request.headers['last-event-id'] ?? request.query.last_seq, 'Last-Event-ID (or last_seq)')
     // Another tenant's session is a 404 before any header of the stream is sent (gateway/auth/owners.ts).
     await admit?.(request, sessionId.data)
     const stream = streams.open(reply, { heartbeatMs: HEARTBEAT_MS, heartbeat: (s) => s.comment('heartbeat') })

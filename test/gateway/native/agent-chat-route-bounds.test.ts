@@ -3,9 +3,9 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Command, emptyStats, okReply, subjects, type CommandOf } from '../../../contract/mod.ts'
-import { cutToBytes, MAX_ANSWER_BYTES } from '../../../gateway/answer-text.ts'
+import { cutToBytes, MAX_ANSWER_BYTES } from '../../../gateway/turns/answer-text.ts'
 import { gatewayUnderTest, type GatewayUnderTest } from '../../fixtures/gateway.ts'
-import { SseClient } from './sse-client.ts'
+import { SseClient } from '../../fixtures/sse-client.ts'
 
 v8.setFlagsFromString('--expose-gc')
 const gc = vm.runInNewContext('gc') as () => void

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acceptsEventStream } from '../../../gateway/opencode/chat-route.ts'
+import { acceptsEventStream } from '../../../gateway/native/agent-chat-route.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
-import { SseClient } from './sse-client.ts'
+import { SseClient } from '../../fixtures/sse-client.ts'
 
 describe('chat route - Accept negotiation', () => {
   it.each([

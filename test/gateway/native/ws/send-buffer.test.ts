@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startStack, type Stack } from '../../fixtures/stack.ts'
-import { WsClient } from '../../fixtures/ws-client.ts'
+import { startStack, type Stack } from '../../../fixtures/stack.ts'
+import { WsClient } from '../../../fixtures/ws-client.ts'
 
 /** Events of the burst turn: far more bytes than the send buffer and the kernel's socket buffers hold. */
 const PARTS = 60_000

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { ServiceError } from '../../../contract/mod.ts'
-import { toQuickstart } from '../../../gateway/ws/dialect.ts'
-import { parseFrame } from '../../../gateway/ws/frames.ts'
+import type { ServiceError } from '../../../../contract/mod.ts'
+import { toQuickstart } from '../../../../gateway/native/ws/dialect.ts'
+import { parseFrame } from '../../../../gateway/native/ws/frames.ts'
 
 function codeOf(raw: unknown): string {
   try {

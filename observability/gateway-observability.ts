@@ -1,9 +1,0 @@
-import type { FastifyInstance } from 'fastify'
-
-/** What the gateway's server takes from observability. */
-export interface GatewayObservability {
-  /** Adds /health, /health/live, /health/ready, /metrics and request timing; call before any other plugin or route. */
-  register(app: FastifyInstance): void
-  /** One WebSocket request (a client frame, by its `type`) was answered with `status` after `seconds`. */
-  wsRequest(type: string, status: number, seconds: number): void
-}
