@@ -1,6 +1,13 @@
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { requireBwrap } from '../../fixtures/escape-corpus.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
+
+/** Git-ignored scratch space in the checkout. */
+const SCRATCH = fileURLToPath(new URL('../../../data/test-scratch', import.meta.url))
 
 /** sandbox.mode: what a machine without a working bubblewrap gets (simulated with a bwrap that is not there). */
 describe('sandbox mode', () => {
@@ -32,5 +39,23 @@ describe('sandbox mode', () => {
   it('mode - none says so on /health/ready', async () => {
     stack = await startStack({ sandbox: { mode: 'none' } })
     expect(await (await fetch(`${stack.url}/health/ready`)).json()).toMatchObject({ status: 'ready', sandbox: 'none' })
+  })
+
+  describe('with bwrap', () => {
+    requireBwrap()
+    it('forwarder - socat asked for but not on PATH fails the start, and says how to get it', async () => {
+      // A PATH with what the probe needs (true) and no socat; not under /tmp, which the probe's sandbox replaces.
+      await mkdir(SCRATCH, { recursive: true })
+      const bin = await mkdtemp(path.join(SCRATCH, 'path-'))
+      await symlink('/bin/true', path.join(bin, 'true'))
+      const savedPath = process.env.PATH
+      process.env.PATH = bin
+      try {
+        await expect(startStack({ sandbox: { mode: 'bwrap', command: '/usr/bin/bwrap', forwarder: 'socat' } })).rejects.toThrow(/sandbox.forwarder is socat, but socat is not on PATH/)
+      } finally {
+        process.env.PATH = savedPath
+        await rm(bin, { recursive: true, force: true })
+      }
+    })
   })
 })
