@@ -1,4 +1,3 @@
-import type { Logger } from 'pino'
 import type { Bus } from '../../bus/mod.ts'
 import { ServiceError } from '../../contract/mod.ts'
 import { isRunnerAlive, unfinishedTurns, type RecordedTurn, type SessionRecord, type State, type Versioned } from '../../state/mod.ts'
