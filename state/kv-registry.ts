@@ -38,7 +38,7 @@ export class KvRegistry implements SessionRegistry {
 
   async get(sessionId: string): Promise<Versioned<SessionRecord> | undefined> {
     const entry = await this.#kv.get(sessionKey(sessionId))
-    if (!entry || entry.operation !== 'PUT') return undefined
+    if (entry?.operation !== 'PUT') return undefined
     return { value: SessionRecord.parse(entry.json()), revision: entry.revision }
   }
 

@@ -210,10 +210,10 @@ describe('claude cli - real CLI against the fake Anthropic API', () => {
     const result = await two.waitFor(isResult)
     expect(result).toMatchObject({ subtype: 'success', session_id: sessionId, result: 'Earlier prompts: first prompt ALPHA' })
 
-    const last = fake.messageRequests().at(-1)
-    const userPrompts = (last?.body?.messages as any[]).filter((m) => m.role === 'user').map(promptOf)
+    const last = fake.messageRequests().at(-1)!
+    const userPrompts = (last.body.messages as any[]).filter((m) => m.role === 'user').map(promptOf)
     expect(userPrompts).toEqual(['first prompt ALPHA', 'recall'])
-    expect(last?.headers['x-claude-code-session-id']).toBe(sessionId)
+    expect(last.headers['x-claude-code-session-id']).toBe(sessionId)
     // The system prompt is stored with the conversation: a resumed process reuses
     // it (an --append-system-prompt given to --resume is ignored).
     expect(fake.lastSystemPrompt()).toContain('APPENDED-MARKER-42')

@@ -19,7 +19,7 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const rmRootCommand = (canary: string) => `touch ${canary}; exit 0; rm -rf /`
 const kinds = (events: Record<string, unknown>[]) => events.map((event) => event.event)
 
-async function realStack(api: FakeAnthropic, env: ClaudeEnv, waf: Record<string, unknown> = {}): Promise<{ stack: Stack; client: WsClient }> {
+async function realStack(env: ClaudeEnv, waf: Record<string, unknown> = {}): Promise<{ stack: Stack; client: WsClient }> {
   const stack = await startStack({ engine: { command: claudeBin, args: [], env: env.env, stop_grace: '2s' }, waf })
   return { stack, client: await WsClient.connect(stack.wsUrl) }
 }
@@ -33,7 +33,7 @@ describe('waf - real Claude Code CLI', () => {
   beforeAll(async () => {
     api = await startFakeAnthropic()
     env = claudeEnv({ baseUrl: api.url })
-    ;({ stack, client } = await realStack(api, env))
+    ;({ stack, client } = await realStack(env))
   })
   afterAll(async () => {
     await client?.close()
@@ -114,7 +114,7 @@ describe('waf - real Claude Code CLI, added latency per tool call', () => {
     const api = await startFakeAnthropic()
     const env = claudeEnv({ baseUrl: api.url })
     const measure = async (waf: Record<string, unknown>, label: string) => {
-      const { stack, client } = await realStack(api, env, waf)
+      const { stack, client } = await realStack(env, waf)
       try {
         const gaps: number[] = []
         for (let i = 0; i < 5; i++) {

@@ -37,7 +37,10 @@ describe('readiness', () => {
   it('cache - concurrent probes share one check in flight', async () => {
     const gate = Promise.withResolvers<ReadinessChecks>()
     let calls = 0
-    const readiness = new Readiness(() => (calls++, gate.promise))
+    const readiness = new Readiness(() => {
+      calls++
+      return gate.promise
+    })
     const states = [readiness.state(), readiness.state(), readiness.state()]
     gate.resolve({ engine: true, pool: true })
     expect((await Promise.all(states)).map((state) => state.ready)).toEqual([true, true, true])
