@@ -30,11 +30,11 @@ export class Guardian implements ProcessGuard {
   }
 
   watch(tag: string): void {
-    this.#child?.stdin!.write(`+${tag}\n`)
+    this.#child?.stdin?.write(`+${tag}\n`)
   }
 
   release(tag: string): void {
-    this.#child?.stdin!.write(`-${tag}\n`)
+    this.#child?.stdin?.write(`-${tag}\n`)
   }
 
   /** A clean runner exit: every session was stopped already, so the guardian just goes. */

@@ -6,7 +6,7 @@ import { PROMPT_RULES } from './defaults/prompt.ts'
 import { REMOTE_ACCESS_RULES } from './defaults/remote-access.ts'
 import { SYSTEM_RULES } from './defaults/system.ts'
 import { TAMPERING_RULES } from './defaults/tampering.ts'
-import type { WafRule } from './rules.ts'
+import type { WafRule } from './rule.ts'
 
 /** The default rule set, one file per family under defaults/ (each file says what it blocks and why). */
 export const DEFAULT_RULES: readonly WafRule[] = Object.freeze([

@@ -1,7 +1,7 @@
 import { normalizePath, urlForms, type LocationOptions } from './locations.ts'
 import { instructedCommands, normalizePrompt } from './prompt-commands.ts'
 import { excerpt } from './redact.ts'
-import { WafRuleSchema, type WafCategory, type WafLevel, type WafRule, type WafRuleInput, type WafTarget } from './rules.ts'
+import { WafRuleSchema, type WafCategory, type WafLevel, type WafRule, type WafRuleInput, type WafTarget } from './rule.ts'
 import type { FsView } from './shell/expand.ts'
 import { commandViews } from './shell/views.ts'
 import { toolCallFields, type WafInput } from './tool-call.ts'

@@ -1,6 +1,9 @@
 /** The WAF: rules as data, a pure matcher for prompts and Claude Code tool calls. */
-export { DEFAULT_RULES, WAF_CATEGORIES, WAF_LEVELS, WAF_TARGETS, WafConfigSchema, WafRuleSchema, resolveRules } from './rules.ts'
-export type { WafCategory, WafConfig, WafConfigInput, WafLevel, WafRule, WafRuleInput, WafTarget } from './rules.ts'
+export { DEFAULT_RULES } from './default-rules.ts'
+export { WAF_CATEGORIES, WAF_LEVELS, WAF_TARGETS, WafRuleSchema } from './rule.ts'
+export type { WafCategory, WafLevel, WafRule, WafRuleInput, WafTarget } from './rule.ts'
+export { WafConfigSchema, resolveRules } from './rules.ts'
+export type { WafConfig, WafConfigInput } from './rules.ts'
 export { DEFAULT_MAX_INSPECT_CHARS, WafRuleError, blockReason, compileRules, inspect, inspectToolCall } from './matcher.ts'
 export type { CompiledRule, CompiledRules, InspectOptions, InspectResult, WafMatch } from './matcher.ts'
 export { WAF_INPUTS, toolCallFields } from './tool-call.ts'

@@ -1,4 +1,4 @@
-import type { WafRule } from '../rules.ts'
+import type { WafRule } from '../rule.ts'
 import { END, HOME, METADATA, NET, SECRET_PATH, SECRETISH, rule } from './fragments.ts'
 
 /**

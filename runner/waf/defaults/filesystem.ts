@@ -1,4 +1,4 @@
-import type { WafRule } from '../rules.ts'
+import type { WafRule } from '../rule.ts'
 import { DISK, END, ROOT_HOME_OR_SYSTEM, ROOT_OR_SYSTEM, rule } from './fragments.ts'
 
 /**

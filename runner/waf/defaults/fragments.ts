@@ -1,4 +1,4 @@
-import type { WafCategory, WafLevel, WafRule, WafTarget } from '../rules.ts'
+import type { WafCategory, WafLevel, WafRule, WafTarget } from '../rule.ts'
 
 /**
  * Regex pieces shared by the default rules. Every rule is still plain data (a

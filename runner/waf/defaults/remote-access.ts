@@ -1,4 +1,4 @@
-import type { WafRule } from '../rules.ts'
+import type { WafRule } from '../rule.ts'
 import { END, INTERPRETER, SHELL, TO_SHELL, rule } from './fragments.ts'
 
 /**

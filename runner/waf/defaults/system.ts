@@ -1,4 +1,4 @@
-import type { WafRule } from '../rules.ts'
+import type { WafRule } from '../rule.ts'
 import { END, rule, writes } from './fragments.ts'
 
 /**

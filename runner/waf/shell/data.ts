@@ -67,17 +67,17 @@ function source(name: string, args: readonly Word[]): string | undefined {
       i += 1
     }
     const text = args.slice(i).map((w) => wordData(w) ?? w.value).join(' ')
-    return (escapes ? unescape(text) : text) + (newline ? '\n' : '')
+    return (escapes ? unescapeBackslashes(text) : text) + (newline ? '\n' : '')
   }
   if (name === 'printf') {
     const values = args.map((w) => wordData(w) ?? w.value)
     if (values[0] === '-v') return undefined
     const format = values[0] ?? ''
     const rest = values.slice(1)
-    return unescape(format).replace(/%([%sbdc])/g, (_, kind: string) => {
+    return unescapeBackslashes(format).replace(/%([%sbdc])/g, (_, kind: string) => {
       if (kind === '%') return '%'
       const value = rest.shift() ?? ''
-      return kind === 'b' ? unescape(value) : value
+      return kind === 'b' ? unescapeBackslashes(value) : value
     })
   }
   return undefined
@@ -138,7 +138,7 @@ function rot13(text: string): string {
 }
 
 /** Backslash escapes as printf and `echo -e` read them. */
-export function unescape(text: string): string {
+function unescapeBackslashes(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|0?[0-7]{1,3}|[\s\S])/g, (_, e: string) => {
     if (e[0] === 'x' || e[0] === 'u') return String.fromCharCode(parseInt(e.slice(1), 16))
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8))

@@ -373,7 +373,7 @@ class Parser {
       if (w.value.length > 1_000_000) break
     }
     flush()
-    if (assigns !== undefined && words[0] !== undefined && words[0].value.startsWith(assigns)) words[0].assigns = assigns
+    if (assigns !== undefined && words[0]?.value.startsWith(assigns)) words[0].assigns = assigns
     return words
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compileRules, inspect, type InspectOptions } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/rules.ts'
+import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
 import type { FsView } from '../../../runner/waf/shell/expand.ts'
 
 /**
@@ -21,8 +21,8 @@ const TREE: Record<string, string[]> = {
   '/home/dev/.aws': ['credentials', 'config'],
   '/home/dev/project': ['src', 'dist', 'node_modules', 'notes.md', 'package.json'],
 }
-export const FAKE_FS: FsView = { cwd: '/home/dev/project', list: (dir) => TREE[dir] }
-export const FAKE_OPTIONS: InspectOptions = { fs: FAKE_FS, home: '/home/dev' }
+const FAKE_FS: FsView = { cwd: '/home/dev/project', list: (dir) => TREE[dir] }
+const FAKE_OPTIONS: InspectOptions = { fs: FAKE_FS, home: '/home/dev' }
 
 const check = (command: string) => inspect(command, 'command', rules, FAKE_OPTIONS)
 const blockingRules = (command: string) => check(command).matches.filter((m) => m.level === 'block').map((m) => m.rule_id)

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { hostFsView } from '../../../runner/waf/fs-view.ts'
 import { compileRules, inspect } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/rules.ts'
+import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
 
 const rules = compileRules(DEFAULT_RULES)
 const dir = mkdtempSync(path.join(os.tmpdir(), 'waf-fs-'))

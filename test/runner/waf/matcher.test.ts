@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { blockReason, compileRules, DEFAULT_MAX_INSPECT_CHARS, inspect, inspectToolCall, WafRuleError } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES, resolveRules, WafConfigSchema, type WafRuleInput } from '../../../runner/waf/rules.ts'
+import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
+import type { WafRuleInput } from '../../../runner/waf/rule.ts'
+import { resolveRules, WafConfigSchema } from '../../../runner/waf/rules.ts'
 import type { WafInput } from '../../../runner/waf/tool-call.ts'
 
 const rules = compileRules(DEFAULT_RULES)

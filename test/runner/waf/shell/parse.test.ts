@@ -4,7 +4,7 @@ import { parseShell } from '../../../../runner/waf/shell/parse.ts'
 import { renderScript } from '../../../../runner/waf/shell/ast.ts'
 import { commandViews } from '../../../../runner/waf/shell/views.ts'
 import { compileRules, inspect } from '../../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../../runner/waf/rules.ts'
+import { DEFAULT_RULES } from '../../../../runner/waf/default-rules.ts'
 
 /** Strings made of the characters that matter to a shell, so the parser's corners are reached. */
 const shellish = fc.string({
