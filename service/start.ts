@@ -60,8 +60,8 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
     state = await openServiceState(bus, config, log.child({ component: 'state' }))
     if (mode !== 'gateway') {
       const settings = sessionSettings(config, { ...options, log: log.child({ component: 'sandbox' }) })
-      await startSandbox(settings.sandbox!, config, log)
-      observability.reportSandbox(settings.sandbox!.mode ?? 'none')
+      await startSandbox(settings.sandbox, config, log)
+      observability.reportSandbox(settings.sandbox.mode ?? 'none')
       runner = new Runner({
         bus,
         engine: observability.meterEngine(createEngine(config.engine)),
