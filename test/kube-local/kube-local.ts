@@ -1,0 +1,118 @@
+/**
+ * The local control plane of scripts/kube-local.sh in tests: what the global
+ * setup provides, admin and ServiceAccount clients, restricted namespaces,
+ * helm against it.
+ */
+import { writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node'
+import { inject } from 'vitest'
+import { stringify } from 'yaml'
+import { helm } from '../charts/render.ts'
+
+export const KUBE_LOCAL_SCRIPT = fileURLToPath(new URL('../../scripts/kube-local.sh', import.meta.url))
+
+/** What the global setup hands the test files: a kubeconfig, or why there is none. */
+export interface KubeLocal {
+  kubeconfig?: string
+  bin?: string
+  error?: string
+  state: string
+  upSeconds: number
+}
+
+/** The running control plane; throws the bring-up's error (every test of the file then fails with it). */
+export function kubeLocal(): Required<Pick<KubeLocal, 'kubeconfig' | 'state'>> & KubeLocal {
+  const provided = inject('kubeLocal')
+  if (provided === undefined) throw new Error('no kubeLocal: run this file in the vitest project k8s (its global setup starts the control plane)')
+  if (provided.error !== undefined || provided.kubeconfig === undefined) throw new Error(provided.error ?? 'the control plane did not come up')
+  return provided as ReturnType<typeof kubeLocal>
+}
+
+export interface Clients {
+  config: KubeConfig
+  core: CoreV1Api
+  apps: AppsV1Api
+  coordination: CoordinationV1Api
+}
+
+export function clients(config: KubeConfig): Clients {
+  return { config, core: config.makeApiClient(CoreV1Api), apps: config.makeApiClient(AppsV1Api), coordination: config.makeApiClient(CoordinationV1Api) }
+}
+
+/** Clients with the control plane's admin token (system:masters). */
+export function admin(kubeconfig: string): Clients {
+  const config = new KubeConfig()
+  config.loadFromFile(kubeconfig)
+  return clients(config)
+}
+
+/** The labels that make the API server enforce the `restricted` Pod Security Standard in a namespace. */
+export const RESTRICTED = {
+  'pod-security.kubernetes.io/enforce': 'restricted',
+  'pod-security.kubernetes.io/enforce-version': 'latest',
+  'pod-security.kubernetes.io/warn': 'restricted',
+  'pod-security.kubernetes.io/audit': 'restricted',
+} as const
+
+/** A fresh namespace enforcing `restricted`, usable once the controller manager gave it its default ServiceAccount. */
+export async function restrictedNamespace(api: Clients, name: string): Promise<void> {
+  await api.core.createNamespace({ body: { metadata: { name, labels: { ...RESTRICTED } } } })
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    try {
+      await api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })
+      return
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`namespace ${name} got no default ServiceAccount in 30 s`, { cause: err })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+/**
+ * A kubeconfig file that authenticates as a ServiceAccount (a TokenRequest
+ * token), so the API server applies that account's RBAC, not the admin's.
+ */
+export async function serviceAccountKubeconfig(api: Clients, namespace: string, serviceAccount: string, file: string): Promise<string> {
+  const request = await api.core.createNamespacedServiceAccountToken({ name: serviceAccount, namespace, body: { spec: { expirationSeconds: 3600, audiences: [] } } })
+  const token = request.status?.token
+  if (!token) throw new Error(`no token for ServiceAccount ${namespace}/${serviceAccount}`)
+  const cluster = api.config.getCurrentCluster()!
+  await writeFile(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'kube-local', cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData } }],
+      users: [{ name: serviceAccount, user: { token } }],
+      contexts: [{ name: serviceAccount, context: { cluster: 'kube-local', user: serviceAccount, namespace } }],
+      'current-context': serviceAccount,
+    }),
+    { mode: 0o600 },
+  )
+  return file
+}
+
+/** helm with the control plane's kubeconfig; throws with helm's message when it fails. */
+export async function helmOn(kubeconfig: string, args: string[]): Promise<string> {
+  const result = await helm([...args, '--kubeconfig', kubeconfig])
+  if (result.code !== 0) throw new Error(`helm ${args.slice(0, 2).join(' ')} failed:\n${result.stderr}`)
+  return result.stdout
+}
+
+/** Polls `check` until it returns true. */
+export async function until(check: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs: number, intervalMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      if (await check()) return
+    } catch (err) {
+      last = err
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`, { cause: last })
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+}
+
