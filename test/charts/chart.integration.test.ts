@@ -248,6 +248,12 @@ describe('chart - production values', async () => {
     for (const m of manifests) validateManifest(m)
     expect(find(manifests, 'StatefulSet', 'nats').spec.replicas).toBe(3)
   })
+  test('the bundled NATS pods meet PodSecurity restricted (the official chart sets no security context)', () => {
+    const spec = find(manifests, 'StatefulSet', 'nats').spec.template.spec
+    expect(spec.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } })
+    expect(spec.containers.map((c: Manifest) => c.name)).toEqual(['nats', 'reloader'])
+    for (const container of spec.containers) expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
+  })
   test('autoscaled gateways behind a TLS Ingress, scraped by Prometheus with the API key', () => {
     expect(find(manifests, 'Deployment', '-gateway').spec.replicas).toBeUndefined()
     expect(find(manifests, 'HorizontalPodAutoscaler').spec).toMatchObject({ minReplicas: 3, maxReplicas: 20, scaleTargetRef: { kind: 'Deployment', name: 'prod-agent-runtime-gateway' } })
