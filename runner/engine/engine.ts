@@ -48,16 +48,32 @@ export interface EngineStartOptions {
   appendSystemPrompt?: string
   /** The full environment of the process (nothing else is inherited). */
   env: Record<string, string>
-  /** A command the CLI must run before every tool call, which may deny the call (the WAF's hook). */
-  preToolHook?: PreToolHook | undefined
+  /** Decides every tool call before the CLI runs it (the WAF); none: the CLI's own rules only. */
+  toolGate?: ToolGate | undefined
   /** Turns the CLI's command line into the one that starts it (the session sandbox); none: run it as it is. */
   wrap?: ((command: string, args: readonly string[]) => { command: string; args: string[]; cwd?: string }) | undefined
 }
 
-/** A shell command the CLI runs before each tool call, with the call on stdin. */
-export interface PreToolHook {
-  command: string
-  /** The CLI's time limit for one run; a hook that times out denies the call. */
+/** A tool call the CLI asks about before it runs it. */
+export interface ToolCall {
+  toolName: string
+  input: unknown
+  toolUseId?: string
+  /** The CLI's working directory (globs in a command expand from there). */
+  cwd?: string
+}
+
+/** Whether a tool call may run; a deny's reason is what the agent reads. */
+export type ToolDecision = { decision: 'allow' } | { decision: 'deny'; reason: string }
+
+/**
+ * Asked before each tool call, in the runner's process. Anything but an allow
+ * (a deny, a throw, a rejected promise, no answer within `timeoutSeconds`)
+ * keeps the tool from running.
+ */
+export interface ToolGate {
+  check(call: ToolCall): ToolDecision | Promise<ToolDecision>
+  /** How long the CLI waits for an answer before it denies the call. */
   timeoutSeconds: number
 }
 

@@ -26,7 +26,7 @@ export interface MountInput {
   hideData: readonly string[]
   /** Bound read-write at the same path: the sandbox directory, the CLI state directory. */
   readWrite: readonly string[]
-  /** Bound read-only last: the WAF socket's directory, credentials, the network gate. */
+  /** Bound read-only last: credentials, the network gate. */
   readOnly: readonly { source: string; dest: string }[]
 }
 

@@ -11,7 +11,7 @@ import { allowedTargets, isLoopback, type NetTarget } from './net-allow.ts'
 import { NetGate } from './net-gate.ts'
 import { probeBwrap } from './probe.ts'
 
-/** The service's code (the WAF hook, the forwarder, a fake CLI in tests): kept visible even under a hidden HOME. */
+/** The service's code (the forwarder, a fake CLI in tests): kept visible even under a hidden HOME. */
 const CODE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '')
 const FORWARDER = fileURLToPath(new URL('./forwarder.mjs', import.meta.url))
 /** Where the network gate's directory appears inside a sandbox (under its private /run). */
@@ -90,8 +90,6 @@ export interface LaunchRequest {
   workDir: string
   /** The CLI's environment from runner/process/env.ts. */
   env: Record<string, string>
-  /** Host directories to bind read-only at the same path (the WAF hook socket's). */
-  readOnly?: readonly string[]
 }
 
 /** What relays the sandbox's loopback to its network gate (`engine.network: allowlist`). */
@@ -175,7 +173,7 @@ export class SessionSandbox {
       await mkdir(configDir, { recursive: true, mode: 0o700 })
       readWrite.push(configDir)
     }
-    const readOnly = (request.readOnly ?? []).map((dir) => ({ source: dir, dest: dir }))
+    const readOnly: { source: string; dest: string }[] = []
     const credentials = await this.#credentials(configDir ?? path.join(home, '.claude'))
     if (credentials) readOnly.push(credentials)
 

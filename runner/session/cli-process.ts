@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import path from 'node:path'
 import type { Logger } from 'pino'
 import { ServiceError } from '../../contract/mod.ts'
 import type { Engine, EngineExit, EngineOutput, EngineProcess } from '../engine/engine.ts'
@@ -8,7 +7,6 @@ import type { ProcessGuard } from '../process/guardian.ts'
 import { killProcessGroup, terminateSession } from '../process/terminate.ts'
 import type { SessionSandbox } from '../sandbox-exec/mod.ts'
 import type { ErrorDraft, SessionWaf } from '../waf/guard.ts'
-import { WAF_SOCKET_VAR } from '../waf/hook-protocol.ts'
 import type { ProcessFacts } from './retry.ts'
 import type { ActiveTurn } from './turn.ts'
 
@@ -24,7 +22,7 @@ export interface CliProcessDeps {
   sandbox: SessionSandbox
   engineEnv: Record<string, string>
   stopGraceMs: number
-  /** Serves the CLI's tool hook (runner/waf); none means no WAF. */
+  /** Decides the CLI's tool calls (runner/waf); none means no WAF. */
   waf?: SessionWaf | undefined
   /** Ends the session's processes if the runner dies without doing it. */
   guard?: ProcessGuard | undefined
@@ -50,7 +48,7 @@ export interface CliStart {
 }
 
 /**
- * One agent CLI process of a session, in its sandbox and with its WAF hook:
+ * One agent CLI process of a session, in its sandbox and with its WAF tool gate:
  * started, given prompts, interrupted, ended (SIGTERM, grace, SIGKILL, for
  * every process tagged as the session's), and what it showed of itself.
  */
@@ -88,11 +86,9 @@ export class CliProcess implements ProcessFacts {
     const { resume, instructions, workDir } = start
     const tag = randomUUID()
     // A denied tool call is reported on the turn running then; the agent goes on.
-    const waf = await deps.waf?.attach(tag, start.reportDenied)
-    const env = buildEnv(process.env, { ...deps.engineEnv, ...waf?.env }, tag)
-    // The WAF hook runs inside the sandbox: its socket's directory is bound there read-only.
-    const wafSocket = waf?.env[WAF_SOCKET_VAR]
-    const launch = await deps.sandbox.prepare({ key: start.cliSessionId, workDir, env, readOnly: wafSocket ? [path.dirname(wafSocket)] : [] }).catch((err: unknown) => {
+    const waf = deps.waf?.attach(start.reportDenied)
+    const env = buildEnv(process.env, deps.engineEnv, tag)
+    const launch = await deps.sandbox.prepare({ key: start.cliSessionId, workDir, env }).catch((err: unknown) => {
       waf?.detach()
       throw err instanceof ServiceError ? err : new ServiceError('ENGINE_START_FAILED', `cannot prepare the session sandbox: ${(err as Error).message}`, { cause: err })
     })
@@ -104,7 +100,7 @@ export class CliProcess implements ProcessFacts {
           resume,
           env: launch.env,
           wrap: launch.wrap,
-          preToolHook: waf?.preToolHook,
+          toolGate: waf?.gate,
           ...(!resume && instructions !== undefined && { appendSystemPrompt: instructions }),
         },
         {

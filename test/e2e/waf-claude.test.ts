@@ -10,8 +10,8 @@ import { WsClient } from '../fixtures/ws-client.ts'
 
 /**
  * The WAF with the REAL Claude Code CLI (fake model API): the prompt check,
- * and the PreToolUse hook the runner passes with --settings, which calls back
- * into the runner over its unix socket.
+ * and the in-process PreToolUse hook the runner registers over the CLI's
+ * stream-json control protocol and answers from the CLI's stdout.
  */
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
@@ -102,10 +102,10 @@ describe('waf - real Claude Code CLI', () => {
     await client.next((msg) => msg.request_id === 'h' && msg.event === 'completed', 60_000)
     expect(client.eventsOf('waf-real-hostile').find((event) => event.event === 'error')).toMatchObject({ waf: { rule_id: 'exec.pipe-to-shell' }, tool: { name: 'Bash' } })
     expect(existsSync(canary)).toBe(false)
-    // The CLI got the hook through --settings.
+    // The CLI got the hook over its stdin (control protocol), not through --settings and a hook command.
     const cli = await processesUnder(sandbox)
     const cmdlines = await Promise.all(cli.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')))
-    expect(cmdlines.some((line) => line.includes('--settings') && line.includes('"onFailure":"block"'))).toBe(true)
+    expect(cmdlines.some((line) => line.includes('stream-json') && !line.includes('--settings'))).toBe(true)
   })
 })
 

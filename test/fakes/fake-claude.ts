@@ -16,13 +16,17 @@
  *   system?           `System: <--append-system-prompt or (none)>`
  *   anything else     `Echo: <prompt>`
  *
- * PreToolUse command hooks from `--settings` (JSON or a file) and from the
- * sandbox's `.claude/settings.json` run before each tool call as the real CLI
- * 2.1.330 runs them: `/bin/sh -c`, the call as JSON on stdin; exit 2 (stderr)
- * or `hookSpecificOutput.permissionDecision: "deny"` denies it; another exit
- * code or a timeout denies it only with `onFailure: "block"`; flag settings'
- * `disableAllHooks` wins over the project's. A denial is a failed tool_result
- * `PreToolUse:Bash hook error: …`, listed in the result's permission_denials.
+ * In-process PreToolUse hooks over the stream-json control protocol, as the
+ * real CLI 2.1.330 serves them (test/fakes/recordings/claude-2.1.330-hook-callbacks.json):
+ * a stdin `control_request` `initialize` registers `{matcher, hookCallbackIds,
+ * timeout, onFailure}`; before each matching tool call the fake writes a
+ * `control_request` `hook_callback` and waits for the `control_response`. A
+ * `permissionDecision: "deny"` (or `decision: "block"`) denies with its reason;
+ * no answer within `timeout` denies (after a `control_cancel_request`); an
+ * error or malformed answer denies only with `onFailure: "block"`; stdin
+ * closing while a call waits denies it. A non-JSON stdin line ends the fake
+ * with exit 1. A denial is a failed tool_result, listed in the result's
+ * permission_denials when a hook decided it.
  *
  * Tool commands run as `/bin/bash -c` in a process group of their own, like
  * the real CLI, and are left running when the fake gets SIGTERM (exit 143).
@@ -54,7 +58,6 @@ interface Args {
   sessionId?: string
   resume?: string
   appendSystemPrompt?: string
-  settings?: string
   permissionMode: string
   model: string
   inputFormat: string
@@ -91,7 +94,6 @@ function parseArgs(argv: string[]): Args {
   args.sessionId = get('--session-id')
   args.resume = get('--resume', '-r')
   args.appendSystemPrompt = get('--append-system-prompt')
-  args.settings = get('--settings')
   args.permissionMode = get('--permission-mode') ?? args.permissionMode
   args.model = get('--model') ?? args.model
   args.inputFormat = get('--input-format') ?? args.inputFormat
@@ -329,14 +331,14 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
   const denial = await preToolUse('Bash', input, toolUseId)
   if (turn.ended) return undefined
   if (denial !== undefined) {
-    ;(turn.denials ??= []).push({ tool_name: 'Bash', tool_use_id: toolUseId, tool_input: input })
+    if (denial.decided) (turn.denials ??= []).push({ tool_name: 'Bash', tool_use_id: toolUseId, tool_input: input })
     say(turn, {
       type: 'user',
-      message: { role: 'user', content: [{ type: 'tool_result', content: denial, is_error: true, tool_use_id: toolUseId }] },
+      message: { role: 'user', content: [{ type: 'tool_result', content: denial.text, is_error: true, tool_use_id: toolUseId }] },
       parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(),
-      tool_use_result: `Error: ${denial}`,
+      tool_use_result: denial.decided ? `Error: ${denial.text}` : denial.text,
     })
-    return denial
+    return denial.text
   }
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const child = spawn('/bin/bash', ['-c', command], { cwd: process.cwd(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -362,28 +364,37 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
   return out
 }
 
-// ---- hooks -----------------------------------------------------------------
+// ---- in-process hooks (control protocol) ----------------------------------
 
-interface HookCommand { type?: string; command?: string; timeout?: number; onFailure?: string }
-interface Settings { disableAllHooks?: boolean; hooks?: { PreToolUse?: { matcher?: string; hooks?: HookCommand[] }[] } }
+interface CallbackHook { matcher?: string; hookCallbackIds: string[]; timeout?: number; onFailure?: string }
+/** What came back for one hook_callback. */
+type HookAnswer = { kind: 'success'; response: unknown } | { kind: 'error' } | { kind: 'timeout' } | { kind: 'eof' }
 
-function readSettings(value: string | undefined): Settings {
-  if (value === undefined) return {}
-  try {
-    return JSON.parse(value.trimStart().startsWith('{') ? value : fs.readFileSync(value, 'utf8')) as Settings
-  } catch {
-    refuse(`Invalid settings: ${value.slice(0, 100)}`)
-  }
+let callbackHooks: CallbackHook[] = []
+const waitingAnswers = new Map<string, (answer: HookAnswer) => void>()
+const TIMEOUT_TEXT = 'PreToolUse hook did not respond before its timeout (host client may be unreachable). The tool call was not executed; other configured hooks may not have completed.'
+const STDIN_CLOSED_TEXT = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
+
+function initialize(requestId: unknown, request: { hooks?: { PreToolUse?: unknown } }): void {
+  const groups = Array.isArray(request.hooks?.PreToolUse) ? (request.hooks.PreToolUse as CallbackHook[]) : []
+  callbackHooks = groups.filter((g) => typeof g === 'object' && g !== null && Array.isArray(g.hookCallbackIds))
+  emit({
+    type: 'control_response',
+    response: {
+      subtype: 'success', request_id: requestId,
+      response: {
+        commands: [], agents: [], models: [], account: {}, output_style: 'default', available_output_styles: ['default'],
+        pid: process.pid, claude_code_version: VERSION, current_permission_mode: args.permissionMode,
+        hooks_applied: true, hook_on_failure_supported: true, hooks_when_unanswered_kept: 0,
+      },
+    },
+  })
 }
 
-const flagSettings = readSettings(args.settings)
-
-function projectSettings(): Settings {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(process.cwd(), '.claude', 'settings.json'), 'utf8')) as Settings
-  } catch {
-    return {}
-  }
+function onControlResponse(response: { subtype?: unknown; request_id?: unknown; response?: unknown }): void {
+  const resolve = typeof response.request_id === 'string' ? waitingAnswers.get(response.request_id) : undefined
+  if (!resolve) return // an answer to nothing the fake asked: ignored, as the real CLI does
+  resolve(response.subtype === 'success' ? { kind: 'success', response: response.response } : { kind: 'error' })
 }
 
 function matcherHits(matcher: string | undefined, tool: string): boolean {
@@ -395,60 +406,64 @@ function matcherHits(matcher: string | undefined, tool: string): boolean {
   }
 }
 
-function runHook(command: string, input: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
+function askHost(requestId: string, timeoutMs: number): Promise<HookAnswer> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd: process.cwd(), env: { ...process.env, CLAUDE_PROJECT_DIR: process.cwd() }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      try {
-        process.kill(-(child.pid ?? 0), 'SIGKILL')
-      } catch {}
-    }, timeoutMs)
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text))
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text))
-    child.stdin.on('error', () => {})
-    child.stdin.end(input)
-    child.on('error', (err) => {
+    const timer = setTimeout(() => done({ kind: 'timeout' }), timeoutMs)
+    const done = (answer: HookAnswer) => {
       clearTimeout(timer)
-      resolve({ code: 127, stdout, stderr: stderr + String(err), timedOut })
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr, timedOut })
-    })
+      waitingAnswers.delete(requestId)
+      resolve(answer)
+    }
+    waitingAnswers.set(requestId, done)
+    if (inputEnded) done({ kind: 'eof' })
   })
 }
 
-/** Runs the PreToolUse hooks for one call; the denial the agent reads, or undefined when the call may run. */
-async function preToolUse(tool: string, toolInput: object, toolUseId: string): Promise<string | undefined> {
-  const project = projectSettings()
-  if (flagSettings.disableAllHooks ?? project.disableAllHooks ?? false) return undefined
-  const input = JSON.stringify({
-    session_id: sessionId, transcript_path: transcriptPath, cwd: process.cwd(), permission_mode: args.permissionMode,
-    hook_event_name: 'PreToolUse', tool_name: tool, tool_input: toolInput, tool_use_id: toolUseId,
-  })
+/** The decision in a hook answer: deny with its reason, undefined for no objection; 'invalid' when the real CLI's schema refuses it. */
+function hookDecision(response: unknown): { reason: string } | undefined | 'invalid' {
+  if (typeof response !== 'object' || response === null || Array.isArray(response)) return 'invalid'
+  const { hookSpecificOutput: specific, decision, reason } = response as { hookSpecificOutput?: unknown; decision?: unknown; reason?: unknown }
+  if (decision !== undefined && decision !== 'approve' && decision !== 'block') return 'invalid'
+  if (specific !== undefined) {
+    if (typeof specific !== 'object' || specific === null) return 'invalid'
+    const { permissionDecision, permissionDecisionReason } = specific as { permissionDecision?: unknown; permissionDecisionReason?: unknown }
+    if (permissionDecision !== undefined && permissionDecision !== 'allow' && permissionDecision !== 'deny' && permissionDecision !== 'ask') return 'invalid'
+    if (permissionDecision === 'deny') return { reason: typeof permissionDecisionReason === 'string' ? permissionDecisionReason : '' }
+  }
+  if (decision === 'block') return { reason: typeof reason === 'string' ? reason : '' }
+  return undefined
+}
+
+/** Asks the host about one call; the denial the agent reads (and whether a hook decided it), or undefined when the call may run. */
+async function preToolUse(tool: string, toolInput: object, toolUseId: string): Promise<{ text: string; decided: boolean } | undefined> {
+  const input = {
+    session_id: sessionId, transcript_path: transcriptPath, cwd: process.cwd(), prompt_id: randomUUID(),
+    permission_mode: args.permissionMode, effort: { level: 'medium' }, hook_event_name: 'PreToolUse',
+    tool_name: tool, tool_input: toolInput, tool_use_id: toolUseId,
+  }
   const prefix = `PreToolUse:${tool} hook error: `
-  for (const group of [...(project.hooks?.PreToolUse ?? []), ...(flagSettings.hooks?.PreToolUse ?? [])]) {
+  for (const group of callbackHooks) {
     if (!matcherHits(group.matcher, tool)) continue
-    for (const hook of group.hooks ?? []) {
-      if (hook.type !== 'command' || !hook.command) continue
-      const run = await runHook(hook.command, input, (hook.timeout ?? 60) * 1000)
-      if (run.code === 2 && !run.timedOut) return `${prefix}[${hook.command}]: ${run.stderr}`
-      if (run.code !== 0 || run.timedOut) {
-        if (hook.onFailure !== 'block') continue
-        const why = run.timedOut ? 'timed out' : `failed; blocking because onFailure is "block"${run.stderr.trim() ? `\n${run.stderr.trim()}` : ''}`
-        return `${prefix}[${hook.command}]: ${run.timedOut ? `${why}; blocking because onFailure is "block"` : why}`
+    for (const callbackId of group.hookCallbackIds) {
+      const requestId = randomUUID()
+      emit({ type: 'control_request', request_id: requestId, request: { subtype: 'hook_callback', callback_id: callbackId, input, tool_use_id: toolUseId } })
+      const answer = await askHost(requestId, (group.timeout ?? 60) * 1000)
+      if (answer.kind === 'timeout') {
+        emit({ type: 'control_cancel_request', request_id: requestId })
+        return { text: TIMEOUT_TEXT, decided: false }
       }
-      let output: { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } } | undefined
-      try {
-        output = JSON.parse(run.stdout)
-      } catch {
-        output = undefined // plain text on stdout: no decision
+      if (answer.kind === 'eof') return { text: STDIN_CLOSED_TEXT, decided: false }
+      const decision = answer.kind === 'success' ? hookDecision(answer.response) : 'invalid'
+      if (decision === 'invalid') {
+        const block = group.onFailure === 'block'
+        emit({
+          type: 'system', subtype: 'informational', level: 'warning', tag: 'hook_callback_failed', uuid: randomUUID(), session_id: sessionId,
+          content: `PreToolUse: Hook callback ${callbackId} failed: the SDK host replied with an error or an invalid answer. ${block ? 'onFailure is "block", so this failure counts as a block.' : 'Its answer was treated as empty.'}`,
+        })
+        if (block) return { text: `${prefix}[callback]: failed; blocking because onFailure is "block"\nHook callback ${callbackId} failed: the SDK host replied with an error or an invalid answer.`, decided: true }
+        continue
       }
-      if (output?.hookSpecificOutput?.permissionDecision === 'deny') return `${prefix}${output.hookSpecificOutput.permissionDecisionReason ?? ''}`
+      if (decision !== undefined) return { text: `${prefix}${decision.reason}`, decided: true }
     }
   }
   return undefined
@@ -609,11 +624,13 @@ function promptText(content: unknown): string {
 
 function onInputLine(line: string): void {
   if (line.trim() === '') return
-  let msg: { type?: unknown; message?: { content?: unknown }; request_id?: unknown; request?: { subtype?: unknown } }
+  let msg: { type?: unknown; message?: { content?: unknown }; request_id?: unknown; request?: { subtype?: unknown; hooks?: { PreToolUse?: unknown } }; response?: { subtype?: unknown; request_id?: unknown; response?: unknown } }
   try {
     msg = JSON.parse(line)
-  } catch {
-    process.stderr.write(`Error parsing stream-json input line: ${line.slice(0, 100)}\n`)
+  } catch (err) {
+    // The real CLI ends on a line it cannot parse.
+    process.stderr.write(`Error parsing streaming input line (type=unknown, ${line.length} chars): ${(err as Error).name}\n`)
+    exit(1)
     return
   }
   if (msg.type === 'user') {
@@ -621,7 +638,10 @@ function onInputLine(line: string): void {
     void pump()
   } else if (msg.type === 'control_request') {
     if (msg.request?.subtype === 'interrupt') interrupt(msg.request_id)
+    else if (msg.request?.subtype === 'initialize') initialize(msg.request_id, msg.request)
     else emit({ type: 'control_response', response: { subtype: 'error', request_id: msg.request_id, error: `Unsupported control request: ${String(msg.request?.subtype)}` } })
+  } else if (msg.type === 'control_response' && msg.response) {
+    onControlResponse(msg.response)
   }
 }
 
@@ -641,6 +661,8 @@ if (args.resume !== undefined && stored === undefined) {
   rl.on('line', onInputLine)
   rl.on('close', () => {
     inputEnded = true
+    // A tool call waiting for the host is denied when the host goes away.
+    for (const resolve of [...waitingAnswers.values()]) resolve({ kind: 'eof' })
     if (!pumping) void pump()
   })
 } else {

@@ -12,7 +12,14 @@ done
 turn=0
 cost=0
 while IFS= read -r line; do
-  case "$line" in *'"control_request"'*) continue ;; esac
+  case "$line" in
+    *'"subtype":"initialize"'*)
+      # The runner's tool gate: answered as the real CLI does (hooks applied); this fake runs no tools.
+      id=${line#*\"request_id\":\"}; id=${id%%\"*}
+      printf '{"type":"control_response","response":{"subtype":"success","request_id":"%s","response":{"hooks_applied":true}}}\n' "$id"
+      continue ;;
+    *'"control_request"'*) continue ;;
+  esac
   turn=$((turn + 1))
   cost=$((cost + 1))
   printf '{"type":"system","subtype":"init","session_id":"%s","model":"claude-tiny","claude_code_version":"2.1.330"}\n' "$session"

@@ -1,5 +1,4 @@
 import type { EngineStartOptions } from '../engine.ts'
-import { preToolUseSettings } from './settings.ts'
 
 /** The parts of the engine config that shape the CLI's command line. */
 export interface ClaudeArgsConfig {
@@ -14,7 +13,7 @@ export interface ClaudeArgsConfig {
  * The command line of a long-lived headless Claude Code process: stream-json
  * in and out, one conversation id, permissions and tools from config.
  */
-export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'appendSystemPrompt' | 'preToolHook'>): string[] {
+export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'appendSystemPrompt'>): string[] {
   const args = [
     ...config.args,
     '-p',
@@ -32,7 +31,6 @@ export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOp
   args.push('--permission-mode', config.permission_mode)
   if (config.model !== undefined) args.push('--model', config.model)
   if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt)
-  if (options.preToolHook) args.push('--settings', preToolUseSettings(options.preToolHook))
   return args
 }
 

@@ -1,8 +1,10 @@
 import { execa } from 'execa'
 import { ServiceError } from '../../../contract/mod.ts'
+import { killProcessGroup } from '../../process/terminate.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
+import { ToolGateSession } from './tool-gate.ts'
 import { isConversationInUse, parseClaudeLine } from './parse.ts'
 
 export interface ClaudeEngineConfig extends ClaudeArgsConfig {
@@ -57,8 +59,26 @@ export class ClaudeEngine implements Engine {
       })
     }
 
+    const pid = child.pid
+    // A CLI that exits closes its stdin; a late write must not crash the service.
+    child.stdin.on('error', () => {})
+    const write = (line: string) => {
+      if (child.stdin.writable) child.stdin.write(line)
+    }
+    // With a tool gate, the CLI asks the runner before every tool call over its own stdin/stdout.
+    const refused = (why: string) => {
+      handlers.onStderr(`agent-runtime: ${why}`)
+      child.stdin.end()
+      killProcessGroup(pid)
+    }
+    const gate = options.toolGate ? new ToolGateSession(options.toolGate, write, refused) : undefined
+    // Prompts and interrupts wait until the CLI took the tool gate: no turn runs in a CLI that would run tools unchecked.
+    const command = gate ? (line: string) => gate.afterInitialize(line) : write
     const onStdoutLines = (lines: string[]) => {
-      for (const line of lines) for (const output of parseClaudeLine(line)) handlers.onOutput(output)
+      for (const line of lines) {
+        if (gate?.handle(line)) continue
+        for (const output of parseClaudeLine(line)) handlers.onOutput(output)
+      }
     }
     let conversationInUse = false
     const onStderrLines = (lines: string[]) => {
@@ -73,9 +93,6 @@ export class ClaudeEngine implements Engine {
     child.stdout.on('end', () => onStdoutLines(stdout.end()))
     child.stderr.on('data', (chunk: Buffer) => onStderrLines(stderr.push(chunk)))
     child.stderr.on('end', () => onStderrLines(stderr.end()))
-    // A CLI that exits closes its stdin; a late write must not crash the service.
-    child.stdin.on('error', () => {})
-
     // Resolves after stderr ended (execa waits for the streams), so every line was seen.
     const exited: Promise<EngineExit> = child.then((result) => ({
       code: result.exitCode ?? null,
@@ -83,13 +100,10 @@ export class ClaudeEngine implements Engine {
       ...(conversationInUse && { conversationInUse: true }),
     }))
     let interrupts = 0
-    const write = (line: string) => {
-      if (child.stdin.writable) child.stdin.write(line)
-    }
     return {
       pid: child.pid,
-      send: (prompt) => write(userLine(prompt)),
-      interrupt: () => write(interruptLine(`interrupt-${++interrupts}`)),
+      send: (prompt) => command(userLine(prompt)),
+      interrupt: () => command(interruptLine(`interrupt-${++interrupts}`)),
       endInput: () => child.stdin.end(),
       exited,
     }

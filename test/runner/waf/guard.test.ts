@@ -1,12 +1,7 @@
-import { existsSync } from 'node:fs'
-import path from 'node:path'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SESSION_TAG_VAR } from '../../../runner/process/env.ts'
-import { RunnerWaf, type BlockedTool, type ErrorDraft, type WafMatch } from '../../../runner/waf/guard.ts'
-import { HOOK_CLI_TIMEOUT_S, WAF_SOCKET_VAR } from '../../../runner/waf/hook-protocol.ts'
+import { RunnerWaf, TOOL_GATE_TIMEOUT_S, type BlockedTool, type ErrorDraft, type WafAttachment, type WafMatch } from '../../../runner/waf/guard.ts'
 import { WafConfigSchema, type WafConfigInput } from '../../../runner/waf/rules.ts'
-import { denyReason, RECORDED_HOOK_INPUT, runHook } from './hook-fixtures.ts'
 
 const log = pino({ level: 'silent' })
 
@@ -35,12 +30,10 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((waf) => waf.close()))
 })
 
-/** One tool call through the real hook script, as the CLI of process `tag` would make it. */
-async function toolCall(attachment: { env: Record<string, string>; preToolHook: { command: string } }, tag: string, tool: string, toolInput: unknown) {
-  const input = { ...RECORDED_HOOK_INPUT, tool_name: tool, tool_input: toolInput, tool_use_id: 'toolu_42' }
-  const run = await runHook(attachment.preToolHook.command, JSON.stringify(input), { ...attachment.env, [SESSION_TAG_VAR]: tag })
-  expect(run.code).toBe(0)
-  return denyReason(run.stdout)
+/** One tool call through a process's gate, as the engine asks it; the deny reason, or undefined when allowed. */
+async function toolCall(attachment: WafAttachment, tool: string, toolInput: unknown): Promise<string | undefined> {
+  const decision = await attachment.gate.check({ toolName: tool, input: toolInput, toolUseId: 'toolu_42', cwd: '/srv/work' })
+  return decision.decision === 'deny' ? decision.reason : undefined
 }
 
 describe('runner waf - prompts', () => {
@@ -81,21 +74,20 @@ describe('runner waf - prompts', () => {
   })
 })
 
-describe('runner waf - tool calls through the hook', () => {
-  it('tool - attach gives the socket variable and a hook command that blocks on failure', async () => {
+describe('runner waf - tool calls through the gate', () => {
+  it('tool - attach gives a gate with the CLI deadline for an answer', () => {
     const { waf } = harness()
-    const attachment = await waf.forSession('s1').attach('tag-a', () => {})
-    expect(attachment.env[WAF_SOCKET_VAR]).toMatch(/ar-waf-.*\/hook\.sock$/)
-    expect(attachment.preToolHook.timeoutSeconds).toBe(HOOK_CLI_TIMEOUT_S)
-    expect(attachment.preToolHook.command).toContain(process.execPath)
-    expect(attachment.preToolHook.command).toMatch(/hook\.ts'$/)
+    const attachment = waf.forSession('s1').attach(() => {})
+    expect(attachment.gate.timeoutSeconds).toBe(TOOL_GATE_TIMEOUT_S)
+    const custom = new RunnerWaf({ config: WafConfigSchema.parse({}), log, toolTimeoutSeconds: 2 })
+    expect(custom.forSession('s1').attach(() => {}).gate.timeoutSeconds).toBe(2)
   })
 
   it('tool - a dangerous call is denied: the agent reads why, the session gets an error event with the tool', async () => {
     const { waf, blocks } = harness()
     const reports: ErrorDraft[] = []
-    const attachment = await waf.forSession('s1').attach('tag-a', (draft) => reports.push(draft))
-    const reason = await toolCall(attachment, 'tag-a', 'Bash', { command: 'rm -rf /', description: 'clean' })
+    const attachment = waf.forSession('s1').attach((draft) => reports.push(draft))
+    const reason = await toolCall(attachment, 'Bash', { command: 'rm -rf /', description: 'clean' })
     expect(reason).toMatch(/^blocked by WAF rule fs\.rm-root \(filesystem_destruction\): .* — matched "rm -rf \/"\. The tool call was not run\.$/)
     expect(reports).toEqual([
       {
@@ -112,8 +104,8 @@ describe('runner waf - tool calls through the hook', () => {
   it('tool - paths are matched with the CLI home shown as ~', async () => {
     const { waf } = harness()
     const reports: ErrorDraft[] = []
-    const attachment = await waf.forSession('s1').attach('tag-a', (draft) => reports.push(draft))
-    expect(await toolCall(attachment, 'tag-a', 'Read', { file_path: '/home/agent/.ssh/id_rsa' })).toMatch(/blocked by WAF rule cred\./)
+    const attachment = waf.forSession('s1').attach((draft) => reports.push(draft))
+    expect(await toolCall(attachment, 'Read', { file_path: '/home/agent/.ssh/id_rsa' })).toMatch(/blocked by WAF rule cred\./)
     expect(reports[0]?.waf).toMatchObject({ target: 'read_path', field: 'file_path', excerpt: '~/.ssh/id_rsa' })
   })
 
@@ -122,36 +114,33 @@ describe('runner waf - tool calls through the hook', () => {
     { name: 'a warned command (force-push main)', tool: 'Bash', input: { command: 'git push --force origin main' } },
     { name: 'an edit in the project', tool: 'Edit', input: { file_path: '/srv/work/main.go', old_string: 'a', new_string: 'rm -rf /' } },
     { name: 'an MCP tool', tool: 'mcp__db__query', input: { sql: 'DELETE FROM users WHERE id=1' } },
-  ])('tool - $name passes: no output, no event', async ({ tool, input }) => {
+  ])('tool - $name passes: allowed, no event', async ({ tool, input }) => {
     const { waf, blocks } = harness()
     const reports: ErrorDraft[] = []
-    const attachment = await waf.forSession('s1').attach('tag-a', (draft) => reports.push(draft))
-    expect(await toolCall(attachment, 'tag-a', tool, input)).toBeUndefined()
+    const attachment = waf.forSession('s1').attach((draft) => reports.push(draft))
+    expect(await toolCall(attachment, tool, input)).toBeUndefined()
     expect(reports).toEqual([])
     expect(blocks).toEqual([])
   })
 
-  it('tool - each process reports to its own session; a detached or unknown tag is denied', async () => {
+  it('tool - each process reports to its own session; a detached process is denied', async () => {
     const { waf } = harness()
     const a: ErrorDraft[] = []
     const b: ErrorDraft[] = []
-    const attachA = await waf.forSession('sa').attach('tag-a', (draft) => a.push(draft))
-    const attachB = await waf.forSession('sb').attach('tag-b', (draft) => b.push(draft))
-    await toolCall(attachB, 'tag-b', 'Bash', { command: 'cat /etc/shadow' })
+    const attachA = waf.forSession('sa').attach((draft) => a.push(draft))
+    const attachB = waf.forSession('sb').attach((draft) => b.push(draft))
+    await toolCall(attachB, 'Bash', { command: 'cat /etc/shadow' })
     expect([a.length, b.length]).toEqual([0, 1])
-    expect(await toolCall(attachA, 'tag-unknown', 'Bash', { command: 'ls' })).toMatch(/does not know this CLI process/)
     attachA.detach()
-    expect(await toolCall(attachA, 'tag-a', 'Bash', { command: 'ls' })).toMatch(/does not know this CLI process/)
-    expect(await toolCall(attachB, 'tag-b', 'Bash', { command: 'ls' })).toBeUndefined()
+    expect(await toolCall(attachA, 'Bash', { command: 'ls' })).toMatch(/does not know this CLI process/)
+    expect(await toolCall(attachB, 'Bash', { command: 'ls' })).toBeUndefined()
   })
 
-  it('tool - once the runner WAF is closed, hooks fail closed', async () => {
+  it('tool - once the runner WAF is closed, gates fail closed', async () => {
     const { waf } = harness()
-    const attachment = await waf.forSession('s1').attach('tag-a', () => {})
+    const attachment = waf.forSession('s1').attach(() => {})
     await waf.close()
-    expect(await toolCall(attachment, 'tag-a', 'Bash', { command: 'echo hi' })).toMatch(/could not check this tool call, so it was not run: the runner is not reachable/)
-    // The late hook left nothing behind (no compile cache directory made again).
-    expect(existsSync(path.dirname(attachment.env[WAF_SOCKET_VAR]!))).toBe(false)
-    await expect(waf.forSession('s1').attach('tag-b', () => {})).rejects.toThrow(/closed/)
+    expect(await toolCall(attachment, 'Bash', { command: 'echo hi' })).toMatch(/could not check this tool call, so it was not run: the runner is shutting down/)
+    expect(() => waf.forSession('s1').attach(() => {})).toThrow(/closed/)
   })
 })
