@@ -54,7 +54,7 @@ build_kubernetes() {
   log "building kube-apiserver, kube-controller-manager, kube-scheduler v$v from the Go module proxy (cold: 10-25 min on 2 cores)"
   rm -rf "$src"; mkdir -p "$src" "$BIN"
   printf 'module kube-local/build\n\ngo 1.24.0\n' > "$src/go.mod"
-  (cd "$src" && go mod download -json "k8s.io/kubernetes@v$v" >/dev/null)
+  (cd "$src" && go mod download "k8s.io/kubernetes@v$v") || die "k8s.io/kubernetes v$v is not on the Go module proxy (KUBE_VERSION)"
   # k8s.io/kubernetes's own go.mod replaces every staging module with ./staging/src/...; replace
   # each with its published tag instead.
   local mod=$GOMODCACHE/cache/download/k8s.io/kubernetes/@v/v$v.mod

@@ -10,14 +10,17 @@ import type { V1Pod } from '@kubernetes/client-node'
 import { ApiextensionsV1Api, PolicyV1Api } from '@kubernetes/client-node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CHART, PRODUCTION_VALUES } from '../charts/render.ts'
-import { admin, helmOn, kubeLocal, restrictedNamespace, until, type Clients } from './kube-local.ts'
+import { admin, helmOn, kubeLocalForFile, restrictedNamespace, until, type Clients } from './kube-local.ts'
 
 let kubeconfig: string
 let api: Clients
 const namespaces: string[] = []
 
+const cluster = kubeLocalForFile()
+
 beforeAll(() => {
-  kubeconfig = kubeLocal().kubeconfig
+  if (cluster === undefined) return
+  kubeconfig = cluster.kubeconfig
   api = admin(kubeconfig)
 })
 

@@ -29,7 +29,7 @@ import type { State } from '../../state/mod.ts'
 import { CHART } from '../charts/render.ts'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
-import { admin, clients, helmOn, kubeLocal, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
+import { admin, clients, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
 
 const NS = 'ar-controller'
 const RELEASE = 'ar'
@@ -53,8 +53,11 @@ let baseConfig: Record<string, any>
 const controllers: ServiceProcess[] = []
 const events: { subject: string; event: Record<string, any> }[] = []
 
+const cluster = kubeLocalForFile()
+
 beforeAll(async () => {
-  kubeconfig = kubeLocal().kubeconfig
+  if (cluster === undefined) return
+  kubeconfig = cluster.kubeconfig
   api = admin(kubeconfig)
   dir = await mkdtemp(path.join(os.tmpdir(), 'ar-k8s-controller-'))
   await restrictedNamespace(api, NS)

@@ -8,7 +8,7 @@
  * fails with the script's own message and the end of its log.
  */
 import { spawn } from 'node:child_process'
-import { openSync, closeSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -58,7 +58,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   console.log(code === 0 ? `[k8s] control plane up in ${seconds.toFixed(1)} s` : `[k8s] ${kubeLocal.error}`)
   project.provide('kubeLocal', kubeLocal)
   return async () => {
-    const code = await run('down', env, log)
-    if (code !== 0) console.error(`[k8s] scripts/kube-local.sh down exited ${code}; see ${log}`)
+    // `down` removes the state folder, the log with it: its own output goes beside it.
+    const downLog = `${state}-down.log`
+    const code = await run('down', env, downLog)
+    if (code !== 0) console.error(`[k8s] scripts/kube-local.sh down exited ${code}:\n${readFileSync(downLog, 'utf8')}`)
+    else rmSync(downLog, { force: true })
   }
 }

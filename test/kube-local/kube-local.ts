@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node'
-import { inject } from 'vitest'
+import { beforeEach, inject } from 'vitest'
 import { stringify } from 'yaml'
 import { helm } from '../charts/render.ts'
 
@@ -21,12 +21,22 @@ export interface KubeLocal {
   upSeconds: number
 }
 
-/** The running control plane; throws the bring-up's error (every test of the file then fails with it). */
-export function kubeLocal(): Required<Pick<KubeLocal, 'kubeconfig' | 'state'>> & KubeLocal {
+/**
+ * The running control plane, for one test file. When the bring-up failed it
+ * returns undefined and makes every test of the file fail with the bring-up's
+ * error (a beforeEach that throws), so each counts as failed, none as skipped.
+ */
+export function kubeLocalForFile(): (KubeLocal & { kubeconfig: string }) | undefined {
   const provided = inject('kubeLocal')
-  if (provided === undefined) throw new Error('no kubeLocal: run this file in the vitest project k8s (its global setup starts the control plane)')
-  if (provided.error !== undefined || provided.kubeconfig === undefined) throw new Error(provided.error ?? 'the control plane did not come up')
-  return provided as ReturnType<typeof kubeLocal>
+  const error =
+    provided === undefined
+      ? 'no kubeLocal: run this file in the vitest project k8s (its global setup starts the control plane)'
+      : (provided.error ?? (provided.kubeconfig === undefined ? 'the control plane did not come up' : undefined))
+  if (error === undefined) return provided as KubeLocal & { kubeconfig: string }
+  beforeEach(() => {
+    throw new Error(error)
+  })
+  return undefined
 }
 
 export interface Clients {
