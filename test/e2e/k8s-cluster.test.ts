@@ -1,6 +1,6 @@
 /**
  * The real-cluster test: only part of the run when KUBECONFIG is set (the
- * `k8s` project in vitest.config.ts). It installs the chart into a fresh
+ * `k8s-cluster` project in vitest.config.ts). It installs the chart into a fresh
  * namespace, with the bundled NATS, and runs one session through a gateway.
  *
  * Needs, besides KUBECONFIG: images built from Dockerfile.gateway and
