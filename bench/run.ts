@@ -9,7 +9,8 @@
  *  - replay speed of stored events to a resuming client;
  *  - Kubernetes: session start from a warm pool in a fake cluster;
  *  - a long turn over the OpenCode REST layer (linear in its events);
- *  - the session sandbox's cost: session start and tool round trip with and without it (bench/sandbox.ts).
+ *  - the session sandbox's cost: session start and tool round trip with and without it (bench/sandbox.ts);
+ *  - the WAF at the tool call: what the in-process tool gate adds per call (bench/waf-tool-call.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -24,6 +25,7 @@ import { measureRestLongTurns, printRestLongTurns } from './rest-long-turn.ts'
 import { measureSessionStartRates, printSessionStartRates } from './session-start-rate.ts'
 import { measureReplay, measureSessionStarts } from './sessions.ts'
 import { measureSandboxCost, printSandboxCost } from './sandbox.ts'
+import { measureWafToolCall, printWafToolCall } from './waf-tool-call.ts'
 
 const RELAY = { burstLines: 100_000, stampedLines: 20_000, stampedRate: 5_000 }
 const SESSIONS = 200
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
     printK8sWarmStart(await measureK8sWarmStart())
     printRestLongTurns(await measureRestLongTurns())
     printSandboxCost(await measureSandboxCost())
+    printWafToolCall(await measureWafToolCall())
   } finally {
     await nats.stop()
     await rm(dir, { recursive: true, force: true })
