@@ -158,7 +158,7 @@ stop_all() {  # TERM every component, wait up to 15 s, then KILL what is left
 
 pki() {
   local p=$STATE/pki
-  [[ -f $p/done ]] && return 0
+  [[ -f $p/complete ]] && return 0
   mkdir -p "$p"
   (
     cd "$p"
@@ -169,7 +169,7 @@ pki() {
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
     echo "$ADMIN_TOKEN,kube-local-admin,kube-local-admin,system:masters" >tokens.csv
-    touch done
+    touch complete
   )
 }
 
@@ -195,6 +195,7 @@ EOF
 }
 
 ports() {  # reuse the ports of a running control plane, else pick free ones
+  # shellcheck disable=SC1091 # written below
   if [[ -f $STATE/ports ]] && pid_of etcd >/dev/null; then . "$STATE/ports"; return 0; fi
   ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); API_PORT=$(free_port)
   KCM_PORT=$(free_port); SCHED_PORT=$(free_port); KWOK_PORT=$(free_port)
@@ -253,6 +254,7 @@ watch_owner() {
   local owner=${KUBE_LOCAL_OWNER_PID:-} w
   [[ -n $owner ]] || return 0
   w=$(cat "$STATE/watchdog.pid" 2>/dev/null) && kill -0 "$w" 2>/dev/null && return 0
+  # shellcheck disable=SC2016 # $0 and $1 are the inner shell's
   setsid bash -c 'while kill -0 "$0" 2>/dev/null; do sleep 2; done; exec bash "$1" down' "$owner" "${BASH_SOURCE[0]}" \
     </dev/null >>"$STATE/watchdog.log" 2>&1 &
   echo $! >"$STATE/watchdog.pid"
