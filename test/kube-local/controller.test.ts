@@ -20,7 +20,7 @@ import { NatsBus } from '../../bus/mod.ts'
 import { subjects } from '../../contract/mod.ts'
 import { emptyStats } from '../../contract/stats.ts'
 import { ControllerConfigSchema } from '../../controller/config.ts'
-import { ANNOTATION, LABEL, poolSelector } from '../../controller/labels.ts'
+import { ANNOTATION, LABEL, MANAGED_BY, poolSelector } from '../../controller/labels.ts'
 import { buildSandboxPod } from '../../controller/pod-spec.ts'
 import { requestColdPod } from '../../gateway/cold-start.ts'
 import { resolveConfig } from '../../service/config/mod.ts'
@@ -234,7 +234,12 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     expect(await holder()).toBe('')
   })
 
-  test('no request of the controllers was refused (RBAC or admission)', () => {
+  test('no request of the controllers was refused (RBAC or admission); their Events on the pods were stored', async () => {
     expect(output()).not.toMatch(/forbidden|violates PodSecurity|"code":\s*403/i)
+    // A refused Event is only logged at debug level: look for them instead.
+    const stored = (await api.core.listNamespacedEvent({ namespace: NS, labelSelector: `${LABEL.managedBy}=${MANAGED_BY}` })).items
+    const reasons = new Set(stored.map((e) => e.reason))
+    for (const reason of ['NotReady', 'PodFinished']) expect(reasons, [...reasons].join(', ')).toContain(reason)
+    expect([...new Set(stored.map((e) => e.reportingInstance))].sort()).toEqual(expect.arrayContaining(['ctl-a', 'ctl-nr']))
   })
 })
