@@ -1,7 +1,13 @@
 import { defineConfig } from 'vitest/config'
 
-// Projects: `unit` (pure logic, in-process bus, fake CLI) and `e2e` (real
-// processes: NATS, the real Claude Code CLI, real clients) run side by side;
+// Projects: `unit` (`npm run test:fast`: no child process and no server
+// outside the test's own process, so it runs in seconds; its setup file
+// test/fixtures/unit-tier.ts fails a test that starts one; its files share one
+// module graph per worker, which halves its time, so a file that changes global
+// state, fake timers say, puts it back), `integration`
+// (`*.integration.test.ts`, in the folder of the unit tests of the same module:
+// NATS servers, the fake CLI, bwrap, helm, other child processes) and `e2e`
+// (real processes: NATS, the real Claude Code CLI, real clients) run side by side;
 // then `load`, the load-and-fault tests, one file at a time on a machine left
 // to them: they measure what load does, so they must not be each other's load.
 // A third, `k8s`, exists only when KUBECONFIG names a real cluster: it installs
@@ -13,7 +19,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**'] },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', '**/*.integration.test.ts'], setupFiles: ['test/fixtures/unit-tier.ts'], isolate: false },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/**/*.integration.test.ts'], exclude: ['test/e2e/**'] },
       },
       {
         extends: true,

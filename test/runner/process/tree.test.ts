@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { descendants, environValue, parseStat, processTable, sessionRows, type ProcessInfo } from '../../../runner/process/tree.ts'
+import { descendants, environValue, parseStat, sessionRows, type ProcessInfo } from '../../../runner/process/tree.ts'
 import { SharedRun } from '../../../runner/process/shared-run.ts'
 
 describe('process table', () => {
@@ -89,21 +89,5 @@ describe('SharedRun', () => {
     expect(runs).toBe(3)
     gates[2]!.resolve()
     expect(await after).toBe(3)
-  })
-})
-
-describe('processTable', () => {
-  it('sees this process and a tagged child, with its tag', async () => {
-    const { spawn } = await import('node:child_process')
-    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { env: { ...process.env, SCAN_TEST_TAG: 'scan-me' }, stdio: 'ignore' })
-    try {
-      await vi.waitFor(async () => {
-        const rows = await processTable('SCAN_TEST_TAG')
-        expect(rows.find((row) => row.pid === child.pid)).toMatchObject({ ppid: process.pid, tag: 'scan-me' })
-        expect(rows.some((row) => row.pid === process.pid)).toBe(true)
-      })
-    } finally {
-      child.kill('SIGKILL')
-    }
   })
 })

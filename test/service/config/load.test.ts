@@ -1,20 +1,6 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig, resolveConfig } from '../../../service/config/mod.ts'
-
-const run = promisify(execFile)
-const BIN = path.resolve(import.meta.dirname, '../../../bin/agent-runtime.ts')
-
-async function configFile(text: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-config-'))
-  const file = path.join(dir, 'config.yaml')
-  await writeFile(file, text)
-  return file
-}
+import { configFile } from '../../fixtures/config-file.ts'
 
 describe('config', () => {
   it('config - defaults need no file', async () => {
@@ -111,23 +97,5 @@ nats: { url: "nats://nats:4222" }
     await expect(loadConfig(await configFile('- a\n- b\n'), {})).rejects.toThrow(ConfigError)
     await expect(loadConfig(await configFile('server: [\n'), {})).rejects.toThrow('not valid YAML')
     await expect(loadConfig('/nonexistent/config.yaml', {})).rejects.toThrow('cannot read')
-  })
-
-  it('cli - a bad config file exits 2 naming the key, and nothing starts', async () => {
-    const file = await configFile('engine:\n  timeout: 5x\n')
-    const err = (await run(process.execPath, [BIN, '--config', file]).catch((e: unknown) => e)) as { code: number; stderr: string }
-    expect(err.code).toBe(2)
-    expect(err.stderr).toContain('engine.timeout')
-  })
-
-  it('cli - --version prints the service version', async () => {
-    const { stdout } = await run(process.execPath, [BIN, '--version'])
-    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
-  })
-
-  it('cli - an unknown subcommand exits 2', async () => {
-    const err = (await run(process.execPath, [BIN, 'launch']).catch((e: unknown) => e)) as { code: number; stderr: string }
-    expect(err.code).toBe(2)
-    expect(err.stderr).toContain('usage')
   })
 })

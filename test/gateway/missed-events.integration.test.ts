@@ -1,16 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryBus, type BusMessage, type SubscribeOptions, type Subscription } from '../../bus/mod.ts'
 import { subjects } from '../../contract/mod.ts'
 import { buildGateway } from '../../gateway/server.ts'
-import type { Runner } from '../../runner/mod.ts'
-import { openServiceState } from '../../service/state.ts'
-import type { State } from '../../state/mod.ts'
-import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
+import { startRunnerStack, type RunnerStack } from '../fixtures/runner.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
 /** The in-process bus, except that it loses live events of a session as told (a gateway cut off for a moment). */
@@ -43,19 +37,15 @@ class LossyBus extends MemoryBus {
  */
 describe('events missed live', () => {
   const log = pino({ level: 'silent' })
-  let dir: string
+  let runners: RunnerStack
   let bus: LossyBus
-  let state: State
-  let runner: Runner
   let app: FastifyInstance
   let client: WsClient
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-missed-'))
-    const config = fakeCliConfig(dir, { nats: { prefix: 'test' } })
     bus = new LossyBus()
-    state = await openServiceState(bus, config, log)
-    runner = await startRunner(config, bus, state, 'r0')
+    runners = await startRunnerStack({ overrides: { nats: { prefix: 'test' } }, bus })
+    const state = runners.state
     app = await buildGateway({ bus, subjectPrefix: 'test', requestTimeoutMs: 5_000, log, state })
     const address = await app.listen({ port: 0, host: '127.0.0.1' })
     client = await WsClient.connect(`${address.replace('http', 'ws')}/ws/v1/agent`)
@@ -63,9 +53,7 @@ describe('events missed live', () => {
   afterEach(async () => {
     await client.close()
     await app.close()
-    await runner.close()
-    await bus.close()
-    await rm(dir, { recursive: true, force: true })
+    await runners.close()
   })
 
   it.each([

@@ -1,41 +1,31 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { MemoryBus } from '../../bus/mod.ts'
+import type { MemoryBus } from '../../bus/mod.ts'
 import type { ServiceEvent } from '../../contract/mod.ts'
 import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
 import { runTurn } from '../../gateway/turns/follow.ts'
-import type { Runner } from '../../runner/mod.ts'
-import { openServiceState } from '../../service/state.ts'
 import type { State } from '../../state/mod.ts'
-import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
+import { startRunnerStack, type RunnerStack } from '../fixtures/runner.ts'
 
 /** Two runners on one bus and one state: a session released by one is taken by the other, and back. */
 describe('session handover between runners', () => {
   const log = pino({ level: 'silent' })
-  let dir: string
+  let stack: RunnerStack
   let bus: MemoryBus
   let state: State
-  let runners: Runner[]
   let client: RunnerClient
   let hub: SessionHub
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-handover-'))
-    const config = fakeCliConfig(dir, { engine: { idle_timeout: '200ms' } })
-    bus = new MemoryBus()
-    state = await openServiceState(bus, config, log)
-    runners = await Promise.all(['r0', 'r1'].map((runnerId) => startRunner(config, bus, state, runnerId)))
+    stack = await startRunnerStack({ overrides: { engine: { idle_timeout: '200ms' } }, runnerIds: ['r0', 'r1'] })
+    const config = stack.config
+    ;({ bus, state } = stack)
     client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry)
     hub = new SessionHub(bus, config.nats.prefix, log, state.events)
   })
   afterAll(async () => {
-    await Promise.all(runners.map((runner) => runner.close()))
-    await bus.close()
-    await rm(dir, { recursive: true, force: true })
+    await stack.close()
   })
 
   it('handover - the session moves between runners; its sequence never repeats and the conversation goes on', async () => {

@@ -1,39 +1,24 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemoryBus } from '../../../bus/mod.ts'
 import { RunnerClient } from '../../../gateway/runner-client.ts'
 import { SessionHub } from '../../../gateway/session-hub.ts'
 import { MAX_ANSWER_BYTES } from '../../../gateway/turns/answer-text.ts'
 import { runTurn } from '../../../gateway/turns/follow.ts'
-import type { Runner } from '../../../runner/mod.ts'
-import { openServiceState } from '../../../service/state.ts'
-import type { State } from '../../../state/mod.ts'
-import { fakeCliConfig, startRunner } from '../../fixtures/runner.ts'
+import { startRunnerStack, type RunnerStack } from '../../fixtures/runner.ts'
 
 /** runTurn (the chat adapter's turn) keeps the answer, bounded, and never the turn's events (issue 16). */
 describe('runTurn', () => {
   const log = pino({ level: 'silent' })
-  let dir: string
-  let bus: MemoryBus
-  let state: State
-  let runner: Runner
+  let stack: RunnerStack
   let deps: { runners: RunnerClient; hub: SessionHub }
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-turn-'))
-    const config = fakeCliConfig(dir)
-    bus = new MemoryBus()
-    state = await openServiceState(bus, config, log)
-    runner = await startRunner(config, bus, state, 'r0')
+    stack = await startRunnerStack()
+    const { config, bus, state } = stack
     deps = { runners: new RunnerClient(bus, config.nats.prefix, 10_000, state.registry), hub: new SessionHub(bus, config.nats.prefix, log, state.events) }
   })
   afterAll(async () => {
-    await runner.close()
-    await bus.close()
-    await rm(dir, { recursive: true, force: true })
+    await stack.close()
   })
 
   it('turn - the outcome is the answer and how it ended, not the events', async () => {

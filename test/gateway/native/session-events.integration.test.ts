@@ -1,35 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SseClient } from '../../fixtures/sse-client.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
 
 /** Reads SSE frames until `until` matches one; returns the frames as {id, data}. */
 async function readSse(url: string, headers: Record<string, string>, until: (data: Record<string, unknown>) => boolean) {
-  const controller = new AbortController()
-  const response = await fetch(url, { headers, signal: controller.signal })
-  expect(response.status).toBe(200)
-  expect(response.headers.get('content-type')).toContain('text/event-stream')
-  const frames: { id?: string; data: Record<string, unknown> }[] = []
-  const decoder = new TextDecoder()
-  let buffer = ''
-  for await (const chunk of response.body!) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true })
-    let end: number
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const id = /^id: (.*)$/m.exec(block)?.[1]
-      const data = /^data: (.*)$/m.exec(block)?.[1]
-      if (data === undefined) continue
-      const frame = { ...(id !== undefined && { id }), data: JSON.parse(data) as Record<string, unknown> }
-      frames.push(frame)
-      if (until(frame.data)) {
-        // Stop reading first: aborting under a running iteration makes it throw.
-        setImmediate(() => controller.abort())
-        return frames
-      }
-    }
-  }
-  return frames
+  // fetch's own Accept: the route is not asked for an event stream by name.
+  const stream = await SseClient.open(url, { accept: '*/*', ...headers })
+  expect(stream.response.status).toBe(200)
+  expect(stream.response.headers.get('content-type')).toContain('text/event-stream')
+  const last = await stream.next(until)
+  stream.close()
+  const frames = stream.frames.filter((frame) => frame.data !== undefined)
+  return frames.slice(0, frames.findIndex((frame) => frame.data === last) + 1).map(({ id, data }) => ({ ...(id !== undefined && { id }), data: data as Record<string, unknown> }))
 }
 
 describe('session event stream', () => {

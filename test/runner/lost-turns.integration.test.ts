@@ -1,18 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import pino from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { MemoryBus } from '../../bus/mod.ts'
+import type { MemoryBus } from '../../bus/mod.ts'
 import type { Config } from '../../service/config/mod.ts'
 import { emptyStats, type ServiceEvent } from '../../contract/mod.ts'
 import { RunnerClient } from '../../gateway/runner-client.ts'
 import { SessionHub } from '../../gateway/session-hub.ts'
-import type { Runner } from '../../runner/mod.ts'
-import { openServiceState } from '../../service/state.ts'
 import type { RunnerLease, RunnerLeases, State } from '../../state/mod.ts'
 import { processesUnder } from '../fixtures/processes.ts'
-import { fakeCliConfig, startRunner } from '../fixtures/runner.ts'
+import { startRunnerStack, type RunnerStack } from '../fixtures/runner.ts'
 
 /** Leases whose renewals can be made to fail, as when NATS is cut off or too slow to answer. */
 class FlakyLeases implements RunnerLeases {
@@ -40,30 +36,29 @@ class FlakyLeases implements RunnerLeases {
 describe('lost turns', () => {
   const log = pino({ level: 'silent' })
   const LEASE_TTL_MS = 600
-  let dir: string
+  let runners: RunnerStack
   let config: Config
   let bus: MemoryBus
   let state: State
   let leases: FlakyLeases
-  let runner: Runner
   let client: RunnerClient
   let hub: SessionHub
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'ar-fence-'))
-    config = fakeCliConfig(dir, { engine: { stop_grace: '200ms' } })
-    bus = new MemoryBus()
-    const opened = await openServiceState(bus, config, log)
-    leases = new FlakyLeases(opened.leases!)
-    state = { ...opened, leases }
-    runner = await startRunner(config, bus, state, 'r0', LEASE_TTL_MS)
+    runners = await startRunnerStack({
+      overrides: { engine: { stop_grace: '200ms' } },
+      state: (opened) => {
+        leases = new FlakyLeases(opened.leases!)
+        return { ...opened, leases }
+      },
+      leaseTtlMs: LEASE_TTL_MS,
+    })
+    ;({ config, bus, state } = runners)
     client = new RunnerClient(bus, config.nats.prefix, 5_000, state.registry, leases)
     hub = new SessionHub(bus, config.nats.prefix, log, state.events)
   })
   afterEach(async () => {
-    await runner.close()
-    await bus.close()
-    await rm(dir, { recursive: true, force: true })
+    await runners.close()
   })
 
   async function fenceWhile(during: () => Promise<void>): Promise<void> {
