@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import { defineConfig } from 'vitest/config'
 
 // Projects: `unit` (`npm run test:fast`: no child process and no server
@@ -10,8 +12,18 @@ import { defineConfig } from 'vitest/config'
 // (real processes: NATS, the real Claude Code CLI, real clients) run side by side;
 // then `load`, the load-and-fault tests, one file at a time on a machine left
 // to them: they measure what load does, so they must not be each other's load.
-// A third, `k8s`, exists only when KUBECONFIG names a real cluster: it installs
-// the chart there (test/e2e/k8s-*.test.ts); without a cluster it is not a skip, it is absent.
+// `k8s` runs the chart and the controller against a real API server that its
+// global setup starts on loopback (scripts/kube-local.sh: etcd, kube-apiserver,
+// kwok; test/kube-local/), whenever the binaries are cached or Go can build
+// them (KUBE_LOCAL=0 leaves it out); a failed bring-up fails its tests.
+// `k8s-cluster` exists only when KUBECONFIG names a real cluster: it installs
+// the chart there with real images (test/e2e/k8s-*.test.ts); without one it is absent.
+const KUBE_LOCAL =
+  process.env.KUBE_LOCAL !== '0' &&
+  process.platform === 'linux' &&
+  process.arch === 'x64' &&
+  (existsSync(path.join(process.env.KUBE_LOCAL_TOOLS ?? path.join(import.meta.dirname, '.tools', 'kube'), 'bin', 'kube-apiserver')) || (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, 'go'))))
+if (!KUBE_LOCAL) console.log('vitest: project k8s left out (no cached .tools/kube binaries and no go to build them, or KUBE_LOCAL=0)')
 const LOAD_TESTS = ['test/e2e/load.test.ts', 'test/e2e/faults.test.ts', 'test/e2e/runner-freeze.test.ts', 'test/e2e/many-reaps.test.ts', 'test/e2e/ws-slow-reader-memory.test.ts']
 
 export default defineConfig({
@@ -19,7 +31,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', '**/*.integration.test.ts'], setupFiles: ['test/fixtures/unit-tier.ts'], isolate: false },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/kube-local/**', '**/*.integration.test.ts'], setupFiles: ['test/fixtures/unit-tier.ts'], isolate: false },
       },
       {
         extends: true,
@@ -33,8 +45,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'load', include: LOAD_TESTS, fileParallelism: false, sequence: { groupOrder: 1 }, testTimeout: 60_000, hookTimeout: 60_000 },
       },
+      ...(KUBE_LOCAL
+        ? [{ extends: true, test: { name: 'k8s', include: ['test/kube-local/**/*.test.ts'], globalSetup: ['test/kube-local/global-setup.ts'], fileParallelism: false, testTimeout: 60_000, hookTimeout: 300_000 } }]
+        : []),
       ...(process.env.KUBECONFIG
-        ? [{ extends: true, test: { name: 'k8s', include: ['test/e2e/k8s-*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } }]
+        ? [{ extends: true, test: { name: 'k8s-cluster', include: ['test/e2e/k8s-*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } }]
         : []),
     ],
     testTimeout: 20_000,

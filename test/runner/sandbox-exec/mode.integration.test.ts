@@ -1,13 +1,9 @@
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
+import { mkdtemp, rm, symlink } from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { requireBwrap } from '../../fixtures/escape-corpus.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
-
-/** Git-ignored scratch space in the checkout. */
-const SCRATCH = fileURLToPath(new URL('../../../data/test-scratch', import.meta.url))
 
 /** sandbox.mode: what a machine without a working bubblewrap gets (simulated with a bwrap that is not there). */
 describe('sandbox mode', () => {
@@ -44,9 +40,8 @@ describe('sandbox mode', () => {
   describe('with bwrap', () => {
     requireBwrap()
     it('forwarder - socat asked for but not on PATH fails the start, and says how to get it', async () => {
-      // A PATH with what the probe needs (true) and no socat; not under /tmp, which the probe's sandbox replaces.
-      await mkdir(SCRATCH, { recursive: true })
-      const bin = await mkdtemp(path.join(SCRATCH, 'path-'))
+      // A PATH with what the probe needs (true) and no socat; in /var/tmp, since the probe's sandbox replaces /tmp (the checkout may be there).
+      const bin = await mkdtemp('/var/tmp/ar-path-')
       await symlink('/bin/true', path.join(bin, 'true'))
       const savedPath = process.env.PATH
       process.env.PATH = bin

@@ -6,8 +6,8 @@ import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
 
 /**
- * The WAF through the whole in-process service with the fake CLI, which runs
- * PreToolUse hooks from --settings the way the real CLI does.
+ * The WAF through the whole in-process service with the fake CLI, which asks
+ * in-process PreToolUse hooks over the control protocol the way the real CLI does.
  */
 
 /** A command the default rules block (exec.pipe-to-shell) that is harmless if it runs, except for the canary it leaves. */
