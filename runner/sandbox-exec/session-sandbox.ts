@@ -22,14 +22,16 @@ const PROXY_PORT = 3128
 const SYSTEM_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers']
 
 /**
- * Starts the forwarders in the background, waits until the sandbox's
- * loopback has as many listening TCP sockets as there are listeners (read
- * from /proc/net with shell builtins only: the sandbox's network namespace
- * has no other listener), then becomes the CLI. It spins first (socat
- * listens within a few ms) and gives up after about 5 s.
+ * Starts the forwarders in the background, waits until the sandbox's network
+ * namespace has as many TCP sockets in use as there are listeners (nothing
+ * else runs there yet, and a listener counts once it listens), then becomes
+ * the CLI. It reads /proc/net/sockstat with shell builtins: a fork costs a few
+ * ms here, and reading /proc/net/tcp byte by byte (as `read` does) about 10 ms
+ * a pass. It spins first (socat listens within a few ms), then sleeps between
+ * tries, and gives up after about 5 s.
  * `$1` listeners to wait for, `$2` forwarder processes, then three words for each, then the CLI.
  */
-const LAUNCH_WITH_FORWARDER = [
+export const LAUNCH_WITH_FORWARDER = [
   'want=$1 count=$2; shift 2',
   'while [ "$count" -gt 0 ]; do',
   '  (cd / && exec "$1" "$2" "$3" </dev/null >/dev/null) &',
@@ -38,14 +40,16 @@ const LAUNCH_WITH_FORWARDER = [
   'i=0',
   'while :; do',
   '  up=0',
-  '  for table in /proc/net/tcp /proc/net/tcp6; do',
+  '  for table in /proc/net/sockstat /proc/net/sockstat6; do',
   '    [ -r "$table" ] || continue',
-  '    while read -r _ _ _ state _; do [ "$state" = 0A ] && up=$((up+1)); done <"$table"',
+  '    while read -r proto _ inuse _; do',
+  '      if [ "$proto" = TCP: ] || [ "$proto" = TCP6: ]; then up=$((up+inuse)); fi',
+  '    done <"$table"',
   '  done',
   '  [ "$up" -ge "$want" ] && break',
   '  i=$((i+1))',
-  '  if [ "$i" -gt 1200 ]; then echo "agent-runtime sandbox: the network forwarder did not start" >&2; exit 1; fi',
-  '  if [ "$i" -gt 200 ]; then sleep 0.005; fi',
+  '  if [ "$i" -gt 2500 ]; then echo "agent-runtime sandbox: the network forwarder did not start" >&2; exit 1; fi',
+  '  if [ "$i" -gt 2000 ]; then sleep 0.01; fi',
   'done',
   'exec "$@"',
 ].join('\n')
