@@ -4,6 +4,8 @@ import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
 import { MemoryDocuments, MemoryRegistry, type Documents, type EventLog, type RunnerLeases, type SessionRegistry, type State } from '../state/mod.ts'
 import { AuthConfigSchema, tenancyEnabled, type AuthConfig } from './auth/config.ts'
+import { registerCors } from './auth/cors.ts'
+import { OriginPolicy } from './auth/origins.ts'
 import { SessionOwners, type TenantClaim } from './auth/owners.ts'
 import { registerChat, type ChatConfig } from './chat/mod.ts'
 import { clientError, frameworkError } from './errors.ts'
@@ -14,9 +16,10 @@ import { ActiveSessions } from './limits/active-sessions.ts'
 import { AdmittingRunners } from './limits/admission.ts'
 import { capConnectionsPerAddress } from './limits/connections.ts'
 import { hardFrameLimit, LimitsConfigSchema, type LimitsConfig } from './limits/config.ts'
-import { registerNative } from './native/mod.ts'
+import { registerNative, SessionDirectory } from './native/mod.ts'
 import type { GatewayObserver } from './observer.ts'
 import { DocumentSessionStore, registerOpencode } from './opencode/mod.ts'
+import { useZodRouteSchemas } from './route-schemas.ts'
 import { RunnerClient } from './runner-client.ts'
 import { SessionHub } from './session-hub.ts'
 import { TurnWatchdog } from './turns/watchdog.ts'
@@ -119,12 +122,15 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   })
   // A request still waiting on a turn (a blocking prompt, say) must not hold the close for ever.
   app.addHook('preClose', async () => void setTimeout(() => app.server.closeAllConnections(), FORCE_CLOSE_MS).unref())
+  // Before the guard: a preflight carries no key and is answered in the CORS hook.
+  await registerCors(app, new OriginPolicy(security.auth.allowed_origins))
   // After the websocket plugin (its onRequest hook marks upgrade requests, so a refused handshake's socket is closed)
   // and before every route, so that the guard's hook and error handling cover them all.
   const guard = registerGuard(app, { ...security, log, lifecycle: options.lifecycle })
   const owners = await sessionOwners(options, security.auth, state)
   const admit = owners.enabled ? (request: FastifyRequest, sessionId: string) => owners.admit(guard.tenant(request), sessionId) : undefined
   strictJsonBody(app)
+  useZodRouteSchemas(app)
   options.observability?.register(app)
 
   await registerNative(app, {
@@ -132,6 +138,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     hub,
     log,
     admit,
+    directory: new SessionDirectory({ registry: state.registry, events: state.events, owners, runners }),
+    tenant: guard.tenant,
     websocket: {
       frames: guard.frames,
       pingIntervalMs: security.pingIntervalMs,
