@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url'
 export const LAYERS: Readonly<Record<string, number>> = {
   contract: 0,
   config: 0,
+  // The typed client (Node, the browser console, the CLI's run and attach): the contract only.
+  client: 1,
   bus: 1,
   state: 2,
   runner: 3,

@@ -1,0 +1,59 @@
+import type { ServiceEvent } from '../contract/events.ts'
+import type { Stats } from '../contract/stats.ts'
+
+/** What `execute` may add to the prompt (the WebSocket `execute` frame's optional fields). */
+export interface ExecuteOptions {
+  /** The session's directory below the sandbox base (first execute only; a different one later is WORK_DIR_MISMATCH). */
+  workDir?: string
+  /** Added to the agent's system prompt for this session. */
+  instructions?: string
+}
+
+/** What a Session asks of its client (client.ts implements it). */
+export interface SessionPort {
+  execute(sessionId: string, prompt: string, options: ExecuteOptions): AsyncIterableIterator<ServiceEvent>
+  follow(sessionId: string, afterSeq: number): AsyncIterableIterator<ServiceEvent>
+  stop(sessionId: string, reason: string | undefined): Promise<void>
+  stats(sessionId: string): Promise<Stats>
+}
+
+/** One session of the service, by id; it exists on the service from its first execute on. */
+export class Session {
+  readonly id: string
+  readonly #port: SessionPort
+
+  constructor(id: string, port: SessionPort) {
+    this.id = id
+    this.#port = port
+  }
+
+  /**
+   * Runs a prompt: the turn's events, in order, each once even across
+   * reconnections, ending with `completed`, `stopped` or an `error` that
+   * ends the turn (isTurnEnd). A refusal with OVERLOADED, RATE_LIMITED or
+   * SHUTTING_DOWN is retried with backoff first; when the tries run out the
+   * refusal is the turn's last event.
+   */
+  execute(prompt: string, options: ExecuteOptions = {}): AsyncIterableIterator<ServiceEvent> {
+    return this.#port.execute(this.id, prompt, options)
+  }
+
+  /**
+   * Every event of the session after `afterSeq` (default 0: from its first),
+   * then live ones, until the iterator is left or the client closes. Follow
+   * before executing on this client: the service replays a session once per connection.
+   */
+  follow(options: { afterSeq?: number } = {}): AsyncIterableIterator<ServiceEvent> {
+    return this.#port.follow(this.id, options.afterSeq ?? 0)
+  }
+
+  /** Stops the running turn (its events end with `stopped`); resolves once the request is sent. */
+  stop(reason?: string): Promise<void> {
+    return this.#port.stop(this.id, reason)
+  }
+
+  /** The session's counters summed over its turns. */
+  stats(): Promise<Stats> {
+    return this.#port.stats(this.id)
+  }
+}
