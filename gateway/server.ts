@@ -8,6 +8,7 @@ import { registerCors } from './auth/cors.ts'
 import { OriginPolicy } from './auth/origins.ts'
 import { SessionOwners, type TenantClaim } from './auth/owners.ts'
 import { registerChat, type ChatConfig } from './chat/mod.ts'
+import { registerApiDocs } from './docs/openapi.ts'
 import { clientError, frameworkError } from './errors.ts'
 import { registerGuard } from './guard.ts'
 import { strictJsonBody } from './json-body.ts'
@@ -131,6 +132,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const admit = owners.enabled ? (request: FastifyRequest, sessionId: string) => owners.admit(guard.tenant(request), sessionId) : undefined
   strictJsonBody(app)
   useZodRouteSchemas(app)
+  // Before every route: it lists the routes as they are registered.
+  await registerApiDocs(app)
   options.observability?.register(app)
 
   await registerNative(app, {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import type { Logger } from 'pino'
 import { z } from 'zod'
-import { ServiceError, SessionId, toServiceError, type ServiceEvent, type Stats } from '../../contract/mod.ts'
+import { ErrorBody, ServiceError, SessionId, Stats, toServiceError, type ServiceEvent } from '../../contract/mod.ts'
 import { toHttpError } from '../errors.ts'
-import { parseBody, strictJsonBody } from '../json-body.ts'
+import { strictJsonBody } from '../json-body.ts'
 import { HEARTBEAT_MS, SseStreams } from '../sse.ts'
 import { AnswerText, MAX_ANSWER_BYTES } from '../turns/answer-text.ts'
 import { followTurn, type TurnDeps, type TurnRequest } from '../turns/follow.ts'
@@ -29,19 +29,44 @@ export interface AgentChatDeps extends TurnDeps {
 }
 
 /** The JSON answer of POST /v1/agent/chat when the turn ran to its end. */
-export interface AgentChatAnswer {
-  session_id: string
-  turn_id: string
+export const AgentChatAnswer = z.object({
+  session_id: z.string(),
+  turn_id: z.string(),
   /** `completed`, or `stopped` when a stop request ended the turn. */
-  status: 'completed' | 'stopped'
+  status: z.enum(['completed', 'stopped']),
   /** The turn's answer text blocks, joined with blank lines (at most MAX_ANSWER_BYTES). */
-  answer: string
+  answer: z.string(),
   /** Present, and true, only when the answer was cut at MAX_ANSWER_BYTES. */
-  truncated?: true
+  truncated: z.literal(true).optional(),
   /** This turn's counters (null when it was stopped). */
-  stats: Stats | null
+  stats: Stats.nullable(),
   /** The session's counters summed over its turns (null when it was stopped). */
-  session_stats: Stats | null
+  session_stats: Stats.nullable(),
+})
+export type AgentChatAnswer = z.output<typeof AgentChatAnswer>
+
+/** A refused or failed turn: `{error}`, and for a turn that ran, its session, turn and the answer so far. */
+const AgentChatFailure = z.object({
+  error: ErrorBody,
+  session_id: z.string().optional(),
+  turn_id: z.string().optional(),
+  answer: z.string().optional(),
+  truncated: z.literal(true).optional(),
+})
+
+/** The route's schemas (validation and the OpenAPI document). */
+const AGENT_CHAT_SCHEMA: FastifySchema = {
+  summary: 'Run one turn: one JSON answer, or its native events as SSE with Accept: text/event-stream',
+  body: AgentChatBody,
+  response: {
+    200: {
+      content: {
+        'application/json': { schema: AgentChatAnswer },
+        'text/event-stream': { schema: z.string().describe('`data: <native event JSON>` frames until the turn ends; `: keep-alive` comments every 10 s') },
+      },
+    },
+    ...Object.fromEntries([400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 504].map((status) => [status, AgentChatFailure])),
+  },
 }
 
 /**
@@ -70,8 +95,9 @@ export async function registerAgentChat(app: FastifyInstance, deps: AgentChatDep
       return reply.code(error.status).send({ error: error.toBody() })
     })
 
-    scope.post('/v1/agent/chat', async (request, reply) => {
-      const body = parseBody(AgentChatBody, request.body)
+    scope.post('/v1/agent/chat', { schema: AGENT_CHAT_SCHEMA }, async (request, reply) => {
+      // Validated against AgentChatBody before the handler (gateway/route-schemas.ts).
+      const body = request.body as AgentChatBody
       const turn: TurnRequest = { session_id: body.session_id ?? randomUUID(), prompt: body.message }
       const instructions = body.system_prompt ?? body.instructions
       if (instructions !== undefined) turn.instructions = instructions
