@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import { CLIENT_USAGE, clientCommand } from '../client/cli/commands.ts'
 import { SERVICE_VERSION } from '../contract/version.ts'
 import { secretsOf } from '../observability/mod.ts'
 import { ConfigError, loadConfig } from '../service/config/mod.ts'
@@ -11,13 +12,17 @@ const USAGE = `usage: agent-runtime [dev|gateway|runner|controller] [--config <f
   dev       gateway, in-process bus and a local runner in one process (default)
   gateway   client surfaces only; reaches runners over NATS (nats.url / NATS_URL)
   runner    runs agent CLIs for sessions; takes commands over NATS
-  controller  keeps sandbox pods in Kubernetes (warm pool, one pod per session)`
+  controller  keeps sandbox pods in Kubernetes (warm pool, one pod per session)
+
+${CLIENT_USAGE}`
 
 const MODES = new Set<Mode>(['dev', 'gateway', 'runner', 'controller'])
 /** A crashed process exits after this even if ending its sessions hangs. */
 const CRASH_EXIT_MS = 15_000
 
 async function main(argv: string[]): Promise<number> {
+  // The client commands talk to a running service; they read no service config.
+  if (argv[0] === 'run' || argv[0] === 'attach') return clientCommand(argv[0], argv.slice(1), clientIo())
   let parsed
   try {
     parsed = parseArgs({
@@ -100,6 +105,18 @@ async function main(argv: string[]): Promise<number> {
   process.on('uncaughtException', (err) => crash(err, 'uncaughtException'))
   process.on('unhandledRejection', (reason) => crash(reason, 'unhandledRejection'))
   return -1 // keep running
+}
+
+function clientIo() {
+  return {
+    env: process.env,
+    out: (text: string) => void process.stdout.write(text),
+    err: (text: string) => void process.stderr.write(text),
+    onInterrupt(handler: () => void) {
+      process.on('SIGINT', handler)
+      return () => void process.off('SIGINT', handler)
+    },
+  }
 }
 
 const code = await main(process.argv.slice(2))

@@ -53,10 +53,11 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     return new Promise((resolve, reject) => (this.#waiting = { resolve, reject }))
   }
 
+  /** Leaves the iterator: what is queued is dropped, and a `next()` still waiting ends. */
   return(): Promise<IteratorResult<T>> {
     if (!this.#ended) {
-      this.#ended = true
       this.#items.length = 0
+      this.#finish(undefined)
       this.#onReturn?.()
     }
     return Promise.resolve({ value: undefined, done: true })
