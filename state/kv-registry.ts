@@ -64,11 +64,23 @@ export class KvRegistry implements SessionRegistry {
     await this.#kv.delete(sessionKey(sessionId))
   }
 
+  /**
+   * Every record, read through one watcher of the last values rather than a get per key (a get is a round
+   * trip: 5,000 sessions took 1.1 s that way, see README). `delta` counts the entries still to come of the
+   * initial values; the last one has 0. An empty bucket has none, so it is asked first.
+   */
   async list(): Promise<SessionRecord[]> {
     const records: SessionRecord[] = []
-    for await (const key of await this.#kv.keys()) {
-      const entry = await this.#kv.get(key)
-      if (entry?.operation === 'PUT') records.push(SessionRecord.parse(entry.json()))
+    if ((await this.#kv.status()).values === 0) return records
+    const watcher = await this.#kv.watch({ include: KvWatchInclude.LastValue })
+    try {
+      for await (const entry of watcher) {
+        if (entry.operation === 'PUT') records.push(SessionRecord.parse(entry.json()))
+        // isUpdate: the initial values are done (the bucket was emptied between the two reads).
+        if (entry.delta === 0 || entry.isUpdate) break
+      }
+    } finally {
+      watcher.stop()
     }
     return records
   }

@@ -33,6 +33,18 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       await bus?.close()
     })
 
+    it('registry - list: none while empty, then every live record once and no deleted one', async () => {
+      const { registry } = state
+      expect(await registry.list()).toEqual([])
+      for (let n = 0; n < 30; n++) await registry.create(record(`listed-${n}`, 'r1'))
+      for (let n = 0; n < 30; n += 3) await registry.delete(`listed-${n}`)
+      const listed = (await registry.list()).map((r) => r.session_id).sort()
+      expect(listed).toEqual(Array.from({ length: 30 }, (_, n) => n).filter((n) => n % 3 !== 0).map((n) => `listed-${n}`).sort())
+      for (let n = 0; n < 30; n++) await registry.delete(`listed-${n}`)
+      // Only delete markers left: still nothing, and the read ends.
+      expect(await registry.list()).toEqual([])
+    })
+
     it('registry - create is exclusive; update compares revisions', async () => {
       const { registry } = state
       const revision = await registry.create(record('a/b c', 'r1'))
@@ -96,6 +108,17 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       await vi.waitFor(() => expect(live).toHaveLength(30))
       expect(live).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
       sub.unsubscribe()
+    })
+
+    it('events - an unnumbered event published last (the controller\'s SANDBOX_LOST) leaves the sequence and the replay as they were', async () => {
+      for (let seq = 1; seq <= 3; seq++) state.events.append(event('ev-lost', seq))
+      await state.events.flush()
+      const lost: ServiceEvent = { event: 'error', session_id: 'ev-lost', ts: 4, data: 'gone', error: { code: 'SANDBOX_LOST', message: 'gone' } }
+      bus.publish(subjects(prefix).events('ev-lost'), JSON.stringify(lost))
+      await bus.flush()
+      expect(await state.events.lastSeq('ev-lost')).toBe(3)
+      expect((await state.events.read('ev-lost', 0)).map((e) => e.seq)).toEqual([1, 2, 3])
+      expect((await state.events.read('ev-lost', 2)).map((e) => e.seq)).toEqual([3])
     })
 
     it('events - only the newest events_per_session are kept', async () => {
