@@ -9,6 +9,7 @@ import { OriginPolicy } from './auth/origins.ts'
 import { SessionOwners, type TenantClaim } from './auth/owners.ts'
 import { registerChat, type ChatConfig } from './chat/mod.ts'
 import { registerApiDocs } from './docs/openapi.ts'
+import { registerConsole } from './console/route.ts'
 import { clientError, frameworkError } from './errors.ts'
 import { registerGuard } from './guard.ts'
 import { strictJsonBody } from './json-body.ts'
@@ -164,6 +165,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     ...(owners.enabled && { owners }),
     ...(state.documents && { sessionStore: new DocumentSessionStore(await state.documents('opencode')) }),
   })
+  await registerConsole(app)
   return app
 }
 
