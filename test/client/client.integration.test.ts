@@ -104,3 +104,15 @@ describe('client - against the service', () => {
     expect(refused.map((event) => (event.event === 'error' ? event.error.code : event.event))).toEqual(['OVERLOADED'])
   })
 })
+
+describe('client - over the rate limit', () => {
+  it('client - an execute frame refused with RATE_LIMITED (its request_id echoed) is sent again after the backoff and runs once', async () => {
+    // The handshake takes one token and the first execute the other: the second execute is refused until the bucket refills.
+    stack = await startStack({ limits: { rate: 1, burst: 2 } })
+    const client = await open(stack.url, { retry: { baseMs: 300 } })
+    const [first, second] = await Promise.all([collect(client.session('r1').execute('one')), collect(client.session('r2').execute('two'))])
+    expect(first.at(-1)?.event).toBe('completed')
+    expect(second.at(-1)?.event).toBe('completed')
+    expect(stored(second).filter((event) => event.event === 'answer').map((event) => ('data' in event ? event.data : ''))).toEqual(['Echo: two'])
+  })
+})

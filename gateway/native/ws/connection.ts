@@ -65,7 +65,8 @@ export class Connection {
     this.#pulses = deps.pulses?.((event) => this.#sendEvent(event))
     socket.on('message', (data, isBinary) => {
       const refused = deps.admitFrame?.(frameBytes(data))
-      if (refused) return this.#sendError(refused, undefined)
+      // A frame refused for its rate is within the size limit: its request_id is read, so the client knows which request to send again.
+      if (refused) return this.#sendError(refused, refused.code === 'RATE_LIMITED' && !isBinary ? requestIdOf(data.toString()) : undefined)
       void this.#onFrame(isBinary ? null : data.toString())
     })
     socket.on('close', () => {
@@ -256,6 +257,15 @@ export class Connection {
 function withRequestId<E extends ServiceEvent>(event: E, requestId: RequestId | undefined): E {
   if (requestId !== undefined) event.request_id = requestId
   return event
+}
+
+/** The request_id of a frame's text, if it is JSON with a usable one. */
+function requestIdOf(text: string): RequestId | undefined {
+  try {
+    return frameRequestId(JSON.parse(text))
+  } catch {
+    return undefined
+  }
 }
 
 /** Which frames must keep their order: those of one session; the quick-start dialect's frames all share one. */
