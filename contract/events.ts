@@ -64,6 +64,14 @@ export const Events = {
     is_error: z.boolean(),
   }),
   answer: define('answer', { data: z.string(), message_id: z.string().optional() }),
+  /**
+   * A piece of an answer as the model writes it (the CLI's `--include-partial-messages`):
+   * `data` is the text added. The block's `answer` follows with the whole text. Live only:
+   * no `seq`, never stored, never replayed (LIVE_ONLY_EVENTS).
+   */
+  answer_delta: define('answer_delta', { data: z.string(), message_id: z.string().optional() }),
+  /** A piece of a thinking block, like answer_delta; the block's `thinking` follows. Live only. */
+  thinking_delta: define('thinking_delta', { data: z.string(), message_id: z.string().optional() }),
   completed: define('completed', {
     /** The session's stats summed over all turns so far. */
     stats: Stats,
@@ -98,6 +106,18 @@ export const Events = {
 }
 
 export type EventName = keyof typeof Events
+
+/**
+ * Events a runner sends live and never stores: they carry no `seq`, go on the session's live
+ * subject (contract/subjects.ts) rather than its event log, and a client that reconnects does
+ * not get them again. The full text of each block follows in a stored event.
+ */
+export const LIVE_ONLY_EVENTS: ReadonlySet<EventName> = new Set<EventName>(['answer_delta', 'thinking_delta'])
+
+/** Whether an event is sent live only, never stored (LIVE_ONLY_EVENTS). */
+export function isLiveOnly(event: { event: EventName }): boolean {
+  return LIVE_ONLY_EVENTS.has(event.event)
+}
 export type EventOf<N extends EventName> = z.output<(typeof Events)[N]>
 export type ServiceEvent = { [N in EventName]: EventOf<N> }[EventName]
 

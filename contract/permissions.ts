@@ -102,7 +102,7 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
     case 'gateway':
       return {
         publish: { allow: [s.runner('*'), s.place, s.control, s.controllerDemand, ...allKeys, ...streamApi(allStreams)], deny: [...STREAM_ADMIN_DENY] },
-        subscribe: { allow: [s.allEvents, inbox], deny: none },
+        subscribe: { allow: [s.allEvents, s.allLive, inbox], deny: none },
         allowResponses: false,
         inboxPrefix,
       }
@@ -119,7 +119,7 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
       // takeovers need other runners' subjects and leases). Sandbox pods serving one session
       // get 'session-runner' instead.
       return {
-        publish: { allow: [s.allEvents, s.runner('*'), `$KV.${js.bucket('sessions')}.>`, `$KV.${js.bucket('runners')}.>`, ...streamApi([js.events, js.bucketStream('sessions'), js.bucketStream('runners')])], deny: [...STREAM_ADMIN_DENY] },
+        publish: { allow: [s.allEvents, s.allLive, s.runner('*'), `$KV.${js.bucket('sessions')}.>`, `$KV.${js.bucket('runners')}.>`, ...streamApi([js.events, js.bucketStream('sessions'), js.bucketStream('runners')])], deny: [...STREAM_ADMIN_DENY] },
         subscribe: { allow: [s.runner('*'), s.place, s.control, inbox], deny: none },
         allowResponses: true,
         inboxPrefix,
@@ -132,6 +132,7 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
         publish: {
           allow: [
             s.events(spec.sessionId),
+            s.live(spec.sessionId),
             key,
             lease,
             // Reads of its own registry record and lease by subject (direct get names the key in the subject).

@@ -21,6 +21,10 @@ export function subjects(prefix: string) {
     events: (sessionId: string) => `${prefix}.evt.${sessionToken(sessionId)}`,
     /** Every session's events (the event stream's subjects). */
     allEvents: `${prefix}.evt.*`,
+    /** Live-only events of one session (token deltas): outside the event stream, never stored. */
+    live: (sessionId: string) => `${prefix}.live.${sessionToken(sessionId)}`,
+    /** Every session's live-only events. */
+    allLive: `${prefix}.live.*`,
     /** A gateway asking the leading controller for a cold pod (Kubernetes). */
     controllerDemand: `${prefix}.controller.demand`,
     /** Requests that concern no session (engine version, is any runner there). */

@@ -18,7 +18,8 @@ export interface AttachOptions {
 }
 
 interface Entry {
-  subscription: Subscription
+  /** The session's events, and its live-only ones (token deltas: no seq, followers pass them on at once). */
+  subscriptions: Subscription[]
   followers: Set<Follower>
   /** Turns started through this gateway or seen starting, whose end has not been seen. */
   turnsInFlight: Set<string>
@@ -55,7 +56,9 @@ export class SessionHub {
   attach(sessionId: string, listener: EventListener, options: AttachOptions = {}): () => void {
     let entry = this.#sessions.get(sessionId)
     if (!entry) {
-      const created: Entry = { followers: new Set(), turnsInFlight: new Set(), subscription: this.#bus.subscribe(this.#subjects.events(sessionId), (msg) => this.#onMessage(sessionId, created, msg.data)) }
+      const created: Entry = { followers: new Set(), turnsInFlight: new Set(), subscriptions: [] }
+      const onMessage = (msg: { data: string }) => this.#onMessage(sessionId, created, msg.data)
+      created.subscriptions = [this.#bus.subscribe(this.#subjects.events(sessionId), onMessage), this.#bus.subscribe(this.#subjects.live(sessionId), onMessage)]
       entry = created
       this.#sessions.set(sessionId, entry)
     }
@@ -80,7 +83,7 @@ export class SessionHub {
       follower.close()
       attached.followers.delete(follower)
       if (attached.followers.size === 0 && this.#sessions.get(sessionId) === attached) {
-        attached.subscription.unsubscribe()
+        for (const subscription of attached.subscriptions) subscription.unsubscribe()
         this.#sessions.delete(sessionId)
       }
     }

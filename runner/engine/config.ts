@@ -14,6 +14,8 @@ export const EngineConfigSchema = z.strictObject({
   allowed_tools: z.array(z.string()).default([]),
   disallowed_tools: z.array(z.string()).default([]),
   model: z.string().min(1).optional(),
+  /** Run the CLI with `--include-partial-messages`: clients get the answer as it is written (`answer_delta`, `thinking_delta`). */
+  partial_messages: z.boolean().default(true),
   timeout: DurationField('5m'),
   idle_timeout: DurationField('30m'),
   /** Time between SIGTERM and SIGKILL when a session is stopped. */

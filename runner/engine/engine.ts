@@ -9,6 +9,9 @@ export type EngineOutput =
   | { kind: 'init'; cliSessionId?: string; model?: string; version?: string }
   | { kind: 'thinking'; text: string; messageId?: string }
   | { kind: 'text'; text: string; messageId?: string }
+  /** Text the model added to the thinking or text block it is writing; the whole block follows as `thinking` or `text`. */
+  | { kind: 'thinking_delta'; text: string; messageId?: string }
+  | { kind: 'text_delta'; text: string; messageId?: string }
   | { kind: 'tool_use'; id: string; name: string; input: unknown; messageId?: string }
   | { kind: 'tool_result'; toolUseId: string; content: string; isError: boolean }
   | { kind: 'result'; result: TurnResult }

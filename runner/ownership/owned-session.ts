@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { SessionRecord, SessionRegistry, Versioned } from '../../state/mod.ts'
-import { stamp, type EventDraft, type StampedEvent } from '../event-draft.ts'
+import { isLiveOnly } from '../../contract/mod.ts'
+import { stamp, stampLive, type EventDraft, type LiveEvent, type StampedEvent } from '../event-draft.ts'
 import { Session, type SessionDeps } from '../session/session.ts'
 import type { RunnerWaf } from '../waf/guard.ts'
 import { markBusy, markIdle, setQueue } from './record.ts'
@@ -18,6 +19,8 @@ export interface OwnedSessionDeps {
   leaseHolds(): boolean
   /** Stores an event; `publishable` is asked before each try. */
   publish(event: StampedEvent, publishable: () => boolean): void
+  /** Sends a live-only event (a token delta): no sequence, not stored. */
+  publishLive(event: LiveEvent): void
   /** The idle reaper ended the session's CLI and nothing runs: the runner may hand it back. */
   onReaped(owned: OwnedSession): void
   /** A record write found another owner. */
@@ -70,13 +73,17 @@ export class OwnedSession {
   /** Asked before each try to store one of its events: not once it was dropped here, or the lease may have lapsed. */
   readonly publishable = (): boolean => !this.#dropped && this.#deps.leaseHolds()
 
-  /** Numbers the event and publishes it, while the session is this runner's. */
+  /** Numbers the event and publishes it (a live-only one unnumbered), while the session is this runner's. */
   emit(draft: EventDraft): void {
     // Checked here, not only by the fence timer: a runner thawed after a freeze reads its CLIs' output
     // before its timers run, and another runner may own these sessions by now (holds() fences at once).
     if (!this.#deps.leaseHolds()) return
     // A session taken over by another runner: its sequence is theirs now, and so is telling the clients.
     if (this.#released) return
+    if (isLiveOnly(draft)) {
+      if (this.publishable()) this.#deps.publishLive(stampLive(draft, this.id))
+      return
+    }
     this.#deps.publish(stamp(draft, this.id, ++this.#lastSeq), this.publishable)
   }
 

@@ -50,6 +50,7 @@ export class OwnedSessions {
       runnerId: options.runnerId,
       log: options.log,
       publish: options.publish,
+      publishLive: options.publishLive,
       leaseHolds: () => options.lease.holds(),
       onReaped: (owned) => {
         if (this.#owned.get(owned.id) !== owned) return

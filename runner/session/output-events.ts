@@ -13,6 +13,10 @@ export function outputEvent(output: EngineOutput, toolNames: ReadonlyMap<string,
       return { event: 'thinking', data: output.text, ...(output.messageId && { message_id: output.messageId }) }
     case 'text':
       return { event: 'answer', data: output.text, ...(output.messageId && { message_id: output.messageId }) }
+    case 'thinking_delta':
+      return { event: 'thinking_delta', data: output.text, ...(output.messageId && { message_id: output.messageId }) }
+    case 'text_delta':
+      return { event: 'answer_delta', data: output.text, ...(output.messageId && { message_id: output.messageId }) }
     case 'tool_use':
       return {
         event: 'tool_use',

@@ -31,6 +31,9 @@ const cases: Array<[string, 'pub' | 'sub', string, boolean]> = [
   ['gateway', 'pub', 'ar.controller.demand', true],
   ['gateway', 'pub', `ar.evt.${A}`, false],
   ['gateway', 'sub', `ar.evt.${A}`, true],
+  // Live-only events (token deltas) have their own subjects, outside the event stream.
+  ['gateway', 'sub', `ar.live.${A}`, true],
+  ['gateway', 'pub', `ar.live.${A}`, false],
   ['gateway', 'sub', 'ar.runner.pod-a', false],
   ['gateway', 'sub', 'ar.place', false],
   ['gateway', 'sub', '_INBOX_ar.gateway.x.1', true],
@@ -52,11 +55,14 @@ const cases: Array<[string, 'pub' | 'sub', string, boolean]> = [
   ['controller', 'pub', 'ar.runner.pod-a', false],
   ['controller', 'pub', 'ar.place', false],
   ['controller', 'sub', `ar.evt.${A}`, false],
+  ['controller', 'pub', `ar.live.${A}`, false],
   ['controller', 'sub', '_INBOX_ar.controller.1', true],
   // A shared runner takes any session (placement), but asks for no pods and reads no one's replies.
   ['runner', 'sub', 'ar.place', true],
   ['runner', 'sub', 'ar.runner.pod-z', true],
   ['runner', 'pub', `ar.evt.${tokenB}`, true],
+  ['runner', 'pub', `ar.live.${tokenB}`, true],
+  ['runner', 'sub', `ar.live.${tokenB}`, false],
   ['runner', 'pub', 'ar.controller.demand', false],
   ['runner', 'pub', 'ar.place', false],
   ['runner', 'sub', '_INBOX_ar.gateway.1', false],
@@ -64,6 +70,8 @@ const cases: Array<[string, 'pub' | 'sub', string, boolean]> = [
   // A session runner: its own session, pod, key and lease, nothing else.
   ['session-runner', 'pub', `ar.evt.${A}`, true],
   ['session-runner', 'pub', `ar.evt.${tokenB}`, false],
+  ['session-runner', 'pub', `ar.live.${A}`, true],
+  ['session-runner', 'pub', `ar.live.${tokenB}`, false],
   ['session-runner', 'sub', 'ar.runner.pod-a', true],
   ['session-runner', 'sub', 'ar.runner.pod-b', false],
   ['session-runner', 'sub', 'ar.place', false],

@@ -122,6 +122,19 @@ class Run {
 }
 
 const kindsOf = (name: string) => RECORDED_KINDS[name] ?? []
+
+/**
+ * The shape of a stream of lines: each line's type (a stream_event's API event type and delta
+ * type), runs of one shape counted once, `system` lines left out (their number varies).
+ */
+function streamShape(lines: string[]): string[] {
+  const shapes = lines.flatMap((l) => {
+    const line = JSON.parse(l) as { type: string; event?: { type: string; delta?: { type?: string } } }
+    if (line.type === 'system') return []
+    return [line.type === 'stream_event' ? `${line.event?.type}${line.event?.delta?.type ? `/${line.event.delta.type}` : ''}` : line.type]
+  })
+  return shapes.filter((shape, i) => shape !== shapes[i - 1])
+}
 const typesOf = (name: string) => recording(name).map((l) => String((JSON.parse(l) as { type: unknown }).type))
 
 describe('fake-claude', () => {
@@ -154,6 +167,32 @@ describe('fake-claude', () => {
     expect(cwd).toBe(box.cwd)
     expect(pgid).toBe(pid) // a process group of its own
     expect(pgid).not.toBe(String(run.child.pid))
+  })
+
+  it('fake-claude - --include-partial-messages: a tool turn has the stream events of sample-stream-partial-messages.jsonl, and each block\'s deltas make its text', async () => {
+    const run = new Run([...STREAM_FLAGS, '--include-partial-messages'], sandbox())
+    run.send('tool: echo hi')
+    await run.waitForResults(1)
+    run.child.stdin.end()
+    await run.exited
+    expect(streamShape(run.lines)).toEqual(streamShape(recording('sample-stream-partial-messages.jsonl')))
+    const deltas = run.outputs.filter((o) => o.kind === 'text_delta' || o.kind === 'thinking_delta')
+    expect(deltas.length).toBeGreaterThan(3)
+    const whole = run.outputs.filter((o) => o.kind === 'text' || o.kind === 'thinking')
+    expect(whole.map((o) => o.text)).toEqual(['The user wants me to run a command. I will use Bash.', 'Let me run a command.', 'Done. The tool said: "hi"'])
+    for (const block of whole) {
+      const of = run.outputs.filter((o) => (o.kind === 'text_delta' || o.kind === 'thinking_delta') && o.kind.startsWith(block.kind) && o.messageId === block.messageId)
+      expect(of.map((o) => (o as { text: string }).text).join('')).toBe(block.text)
+    }
+  })
+
+  it('fake-claude - without --include-partial-messages there is no stream_event line', async () => {
+    const run = new Run(STREAM_FLAGS, sandbox())
+    run.send('tool: echo hi')
+    await run.waitForResults(1)
+    run.child.stdin.end()
+    await run.exited
+    expect(run.types()).not.toContain('stream_event')
   })
 
   it('fake-claude - a failing tool command gives an error tool_result', async () => {

@@ -35,6 +35,13 @@
  * holds the session. Env `FAKE_CLAUDE_START_DELAY_MS` delays the first output
  * (the real CLI takes ~0.5 s to start); `FAKE_CLAUDE_MODEL_DELAY_MS` delays each
  * turn between its init line and its first answer (a slow model: room to interrupt).
+ *
+ * With `--include-partial-messages`, each model message is also told as the
+ * real CLI 2.1.330 tells it (sample-stream-partial-messages.jsonl): `stream_event`
+ * lines message_start, then per block content_block_start, its deltas
+ * (thinking_delta + signature_delta, text_delta, input_json_delta), the block's
+ * `assistant` line, content_block_stop; then message_delta and message_stop.
+ * `burst:` and `stamped:` stay whole lines (they measure the relay per line).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
@@ -61,6 +68,8 @@ interface Args {
   permissionMode: string
   model: string
   inputFormat: string
+  /** `--include-partial-messages`: stream_event lines around every block. */
+  partial: boolean
   prompt?: string
 }
 
@@ -75,7 +84,7 @@ const VARIADIC_FLAGS = new Set([
 ])
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { version: false, permissionMode: 'default', model: DEFAULT_MODEL, inputFormat: 'text' }
+  const args: Args = { version: false, permissionMode: 'default', model: DEFAULT_MODEL, inputFormat: 'text', partial: false }
   const values = new Map<string, string>()
   const positional: string[] = []
   for (let i = 0; i < argv.length; i++) {
@@ -83,12 +92,13 @@ function parseArgs(argv: string[]): Args {
     const eq = raw.startsWith('--') ? raw.indexOf('=') : -1
     const flag = eq > 0 ? raw.slice(0, eq) : raw
     if (flag === '--version' || flag === '-v') args.version = true
+    else if (flag === '--include-partial-messages') args.partial = true
     else if (VALUE_FLAGS.has(flag)) values.set(flag, eq > 0 ? raw.slice(eq + 1) : (argv[++i] ?? ''))
     else if (VARIADIC_FLAGS.has(flag)) {
       // Variadic like the real CLI: swallows every following non-flag argument.
       if (eq < 0) while (i + 1 < argv.length && !(argv[i + 1] ?? '').startsWith('-')) i++
     } else if (!raw.startsWith('-')) positional.push(raw)
-    // Other flags (-p, --verbose, --include-partial-messages, …) need no value.
+    // Other flags (-p, --verbose, …) need no value.
   }
   const get = (...names: string[]) => names.map((n) => values.get(n)).find((v) => v !== undefined)
   args.sessionId = get('--session-id')
@@ -246,6 +256,65 @@ function assistantLine(messageId: string, block: object, model = args.model): ob
   }
 }
 
+/** One line of `--include-partial-messages` output: an API stream event of one message. */
+function streamLine(messageId: string, event: object, thinking = false): object {
+  return {
+    type: 'stream_event', event, session_id: sessionId, parent_tool_use_id: null, uuid: randomUUID(),
+    ...(thinking && { thinking_display: 'updates' }), api_message_id: messageId,
+  }
+}
+
+/** A text cut in the small pieces a model API streams (at least 12 characters each, at most 64 pieces). */
+function pieces(text: string): string[] {
+  const size = Math.max(12, Math.ceil(text.length / 64))
+  const out: string[] = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out
+}
+
+type Block = { type: 'thinking'; thinking: string; signature: string } | { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: object }
+
+/** The deltas of one block, as the API streams them. */
+function blockDeltas(block: Block): object[] {
+  switch (block.type) {
+    case 'thinking':
+      return [...pieces(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: block.signature }]
+    case 'text':
+      return pieces(block.text).map((text) => ({ type: 'text_delta', text }))
+    case 'tool_use':
+      return pieces(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }))
+  }
+}
+
+/** The block as content_block_start announces it: empty. */
+function emptyBlock(block: Block): object {
+  if (block.type === 'thinking') return { type: 'thinking', thinking: '', signature: '' }
+  if (block.type === 'text') return { type: 'text', text: '' }
+  return { ...block, input: {} }
+}
+
+/**
+ * One model message: an `assistant` line per block; with --include-partial-messages, wrapped in
+ * its stream events in the real CLI's order.
+ */
+function sayMessage(turn: Turn, messageId: string, blocks: Block[], stopReason: 'tool_use' | 'end_turn'): void {
+  if (!args.partial) {
+    for (const block of blocks) say(turn, assistantLine(messageId, block))
+    return
+  }
+  const usage = { input_tokens: CALL_INPUT_TOKENS, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 }
+  say(turn, streamLine(messageId, { type: 'message_start', message: { id: messageId, type: 'message', role: 'assistant', model: args.model, content: [], stop_reason: null, stop_sequence: null, usage } }))
+  blocks.forEach((block, index) => {
+    const thinking = block.type === 'thinking'
+    say(turn, streamLine(messageId, { type: 'content_block_start', index, content_block: emptyBlock(block) }, thinking))
+    for (const delta of blockDeltas(block)) say(turn, streamLine(messageId, { type: 'content_block_delta', index, delta }, thinking))
+    say(turn, assistantLine(messageId, block))
+    say(turn, streamLine(messageId, { type: 'content_block_stop', index }))
+  })
+  say(turn, streamLine(messageId, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: CALL_OUTPUT_TOKENS } }))
+  say(turn, streamLine(messageId, { type: 'message_stop' }))
+}
+
 // ---- turns -----------------------------------------------------------------
 
 interface Turn {
@@ -314,20 +383,20 @@ function succeed(turn: Turn, text: string, calls: number): void {
 }
 
 function sayText(turn: Turn, messageId: string, text: string): void {
-  say(turn, assistantLine(messageId, { type: 'text', text }))
+  sayMessage(turn, messageId, [{ type: 'text', text }], 'end_turn')
 }
 
 /** Runs a Bash tool call for real, in a process group of its own. */
 async function runTool(turn: Turn, command: string, thinking: boolean): Promise<string | undefined> {
   const messageId = newMessageId()
   const toolUseId = `toolu_fake_${randomBytes(8).toString('hex')}`
+  const input = { command, description: `Run ${command.slice(0, 60)}` }
+  const blocks: Block[] = [{ type: 'tool_use', id: toolUseId, name: 'Bash', input }]
   if (thinking) {
     say(turn, { type: 'system', subtype: 'thinking_tokens', estimated_tokens: 13, estimated_tokens_delta: 13, session_id: sessionId, uuid: randomUUID() })
-    say(turn, assistantLine(messageId, { type: 'thinking', thinking: 'The user wants me to run a command. I will use Bash.', signature: 'fakesig' }))
-    sayText(turn, messageId, 'Let me run a command.')
+    blocks.unshift({ type: 'thinking', thinking: 'The user wants me to run a command. I will use Bash.', signature: 'fakesig' }, { type: 'text', text: 'Let me run a command.' })
   }
-  const input = { command, description: `Run ${command.slice(0, 60)}` }
-  say(turn, assistantLine(messageId, { type: 'tool_use', id: toolUseId, name: 'Bash', input }))
+  sayMessage(turn, messageId, blocks, 'tool_use')
   const denial = await preToolUse('Bash', input, toolUseId)
   if (turn.ended) return undefined
   if (denial !== undefined) {

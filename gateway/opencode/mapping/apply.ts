@@ -2,7 +2,7 @@ import { isTurnEnd, type EventOf, type ServiceEvent } from '../../../contract/mo
 import type { AssistantMessage, MessageWithParts, Part } from '../schemas/message.ts'
 import type { OpencodeEvent, OpencodeEventOf, OpencodeEventType } from '../schemas/event.ts'
 import { finishTool, tokensOf, toolInput, toolTitle, turnError, zeroTokens } from './parts.ts'
-import { makePlan, type MapContext, type SessionView, type TurnEnd, type TurnPlan, type TurnState } from './state.ts'
+import { makePlan, newTurn, type MapContext, type OpenStream, type SessionView, type TurnEnd, type TurnPlan, type TurnState } from './state.ts'
 
 /**
  * The native → OpenCode mapping (spec §2.6): deterministic, no I/O; ids and
@@ -10,8 +10,11 @@ import { makePlan, type MapContext, type SessionView, type TurnEnd, type TurnPla
  *
  *   turn_started → user message + its text part, session.status busy,
  *                  assistant message, step-start part
- *   thinking     → reasoning part: updated (empty), delta, updated (full, time.end)
- *   answer       → text part: the same three events
+ *   thinking_delta → reasoning part: updated (empty) at the first, then a delta per piece
+ *   answer_delta   → text part: the same
+ *   thinking     → closes the streamed reasoning part: updated (full, time.end); without deltas
+ *                  before it, updated (empty), one delta (the whole block), updated (full)
+ *   answer       → text part: the same
  *   tool_use     → tool part, state running {input, time.start}
  *   tool_result  → the same tool part (same id and callID), completed {output} or error
  *   completed    → step-finish part, assistant message with time.completed, tokens, cost
@@ -34,7 +37,7 @@ function emit<T extends OpencodeEventType>(out: Out, ctx: MapContext, type: T, p
 /** Registers a turn a REST prompt is about to start; the session turns busy at once. */
 export function planTurn(view: SessionView, plan: TurnPlan, ctx: MapContext): MapResult {
   const out: Out = { events: [], ended: [] }
-  view.turns.set(plan.turnId, { plan, started: false, tools: new Map() })
+  view.turns.set(plan.turnId, newTurn(plan))
   setStatus(view, out, ctx, 'busy')
   return out
 }
@@ -58,6 +61,13 @@ export function applyEvent(view: SessionView, event: ServiceEvent, ctx: MapConte
     case 'turn_started':
       startTurn(view, out, ctx, turnFor(view, ctx, turnId), at, event.data, event.instructions)
       break
+    case 'thinking_delta':
+    case 'answer_delta': {
+      // Live only: one that overtook its turn's start (or outlived its end) is dropped; the whole block follows.
+      const turn = view.turns.get(turnId)
+      if (turn?.started) streamDelta(view, out, ctx, turn, event.event === 'answer_delta' ? 'text' : 'reasoning', event, at)
+      break
+    }
     case 'thinking':
       streamedPart(view, out, ctx, running(view, out, ctx, turnId, at), 'reasoning', event.data, at)
       break
@@ -86,7 +96,7 @@ function turnFor(view: SessionView, ctx: MapContext, turnId: string): TurnState 
   let turn = view.turns.get(turnId)
   if (!turn) {
     // A turn this layer did not start (WebSocket, chat route): default metadata.
-    turn = { plan: makePlan(ctx, turnId), started: false, tools: new Map() }
+    turn = newTurn(makePlan(ctx, turnId))
     view.turns.set(turnId, turn)
   }
   return turn
@@ -134,12 +144,47 @@ function startTurn(view: SessionView, out: Out, ctx: MapContext, turn: TurnState
   putPart(view, out, ctx, { id: ctx.id('prt'), sessionID, messageID: assistant.id, type: 'step-start' }, at)
 }
 
-/** A text or reasoning block: announced empty, streamed as one delta, closed with the full text. */
+/**
+ * A whole text or reasoning block: closes the part its deltas streamed, with the block's text. A
+ * block that came without deltas is announced empty, sent as one delta, and closed the same way.
+ */
 function streamedPart(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, type: 'text' | 'reasoning', text: string, at: number): void {
-  const base = { id: ctx.id('prt'), sessionID: view.sessionID, messageID: turn.plan.assistantMessageID }
-  putPart(view, out, ctx, { ...base, type, text: '', time: { start: at } }, at)
-  emit(out, ctx, 'message.part.delta', { sessionID: view.sessionID, messageID: base.messageID, partID: base.id, field: 'text', delta: text })
-  putPart(view, out, ctx, { ...base, type, text, time: { start: at, end: at } }, at)
+  const open = turn.streams.get(type) ?? openStream(view, out, ctx, turn, type, undefined, at)
+  turn.streams.delete(type)
+  if (open.part.text === '') emitDelta(view, out, ctx, open.part, text)
+  putPart(view, out, ctx, { ...open.part, text, time: { start: open.part.time?.start ?? at, end: at } }, at)
+}
+
+/** A piece of a block: a `message.part.delta` on the block's part, opened at its first piece. */
+function streamDelta(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, type: 'text' | 'reasoning', event: { data: string; message_id?: string | undefined }, at: number): void {
+  let open = turn.streams.get(type)
+  // A piece of another API message: the block before it lost its whole text (never seen), close it as it stands.
+  if (open && open.messageId !== event.message_id) closeStreams(view, out, ctx, turn, at, type)
+  open = turn.streams.get(type) ?? openStream(view, out, ctx, turn, type, event.message_id, at)
+  emitDelta(view, out, ctx, open.part, event.data)
+  // The view keeps the text so far (GET /session/{id}/message mid-turn), without an event per piece.
+  open.part = { ...open.part, text: open.part.text + event.data }
+  storePart(view, open.part)
+}
+
+function openStream(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, type: 'text' | 'reasoning', messageId: string | undefined, at: number): OpenStream {
+  const open: OpenStream = { part: { id: ctx.id('prt'), sessionID: view.sessionID, messageID: turn.plan.assistantMessageID, type, text: '', time: { start: at } }, messageId }
+  turn.streams.set(type, open)
+  putPart(view, out, ctx, open.part, at)
+  return open
+}
+
+/** Ends streamed parts whose whole block will not come (the turn ended, another message began) with the text they have. */
+function closeStreams(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, at: number, only?: 'text' | 'reasoning'): void {
+  for (const [type, open] of turn.streams) {
+    if (only !== undefined && type !== only) continue
+    turn.streams.delete(type)
+    putPart(view, out, ctx, { ...open.part, time: { start: open.part.time?.start ?? at, end: at } }, at)
+  }
+}
+
+function emitDelta(view: SessionView, out: Out, ctx: MapContext, part: { id: string; messageID: string }, delta: string): void {
+  emit(out, ctx, 'message.part.delta', { sessionID: view.sessionID, messageID: part.messageID, partID: part.id, field: 'text', delta })
 }
 
 function toolUse(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, event: EventOf<'tool_use'>, at: number): void {
@@ -183,6 +228,7 @@ function endTurn(view: SessionView, out: Out, ctx: MapContext, turnId: string, e
     settle(view, out, ctx)
     return
   }
+  closeStreams(view, out, ctx, turn, at)
   for (const open of turn.tools.values()) {
     putPart(view, out, ctx, finishTool(open, at, { output: 'the turn ended before the tool reported a result', isError: true }), at)
   }
@@ -220,6 +266,12 @@ function addMessage(view: SessionView, info: MessageWithParts['info']): void {
  * same id, and announces it. Constant work per part, however long the message.
  */
 function putPart(view: SessionView, out: Out, ctx: MapContext, part: Part, at: number): void {
+  storePart(view, part)
+  emit(out, ctx, 'message.part.updated', { sessionID: view.sessionID, part, time: at })
+}
+
+/** Puts the part in its message (in the place of the part with its id), announcing nothing. */
+function storePart(view: SessionView, part: Part): void {
   const slot = view.index.get(part.messageID)
   if (slot) {
     const { parts } = slot.entry
@@ -229,7 +281,6 @@ function putPart(view: SessionView, out: Out, ctx: MapContext, part: Part, at: n
       parts.push(part)
     } else parts[index] = part
   }
-  emit(out, ctx, 'message.part.updated', { sessionID: view.sessionID, part, time: at })
 }
 
 function setStatus(view: SessionView, out: Out, ctx: MapContext, status: 'idle' | 'busy'): void {

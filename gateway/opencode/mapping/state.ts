@@ -1,5 +1,5 @@
 import type { IdSource } from '../ids.ts'
-import type { AssistantMessage, MessageWithParts, ModelRef, ToolPart } from '../schemas/message.ts'
+import type { AssistantMessage, MessageWithParts, ModelRef, ReasoningPart, TextPart, ToolPart } from '../schemas/message.ts'
 
 /** What a REST prompt asked for, known before its turn starts. */
 export interface TurnPlan {
@@ -17,6 +17,19 @@ export interface TurnState {
   started: boolean
   /** Open tool parts by the CLI's tool_use id. */
   tools: Map<string, ToolPart>
+  /** The text and reasoning parts being streamed (token deltas), until their whole block arrives. */
+  streams: Map<'text' | 'reasoning', OpenStream>
+}
+
+/** A part whose text is arriving delta by delta: the part with the text so far, and the API message it is of. */
+export interface OpenStream {
+  part: TextPart | ReasoningPart
+  messageId: string | undefined
+}
+
+/** A turn's state before it starts. */
+export function newTurn(plan: TurnPlan): TurnState {
+  return { plan, started: false, tools: new Map(), streams: new Map() }
 }
 
 /**

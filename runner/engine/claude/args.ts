@@ -7,6 +7,8 @@ export interface ClaudeArgsConfig {
   allowed_tools: readonly string[]
   disallowed_tools: readonly string[]
   model?: string | undefined
+  /** `--include-partial-messages` (unless false): the CLI prints the model's text as it comes (token deltas). */
+  partial_messages?: boolean | undefined
 }
 
 /**
@@ -22,6 +24,7 @@ export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOp
     '--output-format',
     'stream-json',
     '--verbose',
+    ...(config.partial_messages === false ? [] : ['--include-partial-messages']),
     options.resume ? '--resume' : '--session-id',
     options.cliSessionId,
   ]

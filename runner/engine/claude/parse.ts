@@ -45,8 +45,10 @@ function parseLine(line: string): EngineOutput[] {
       return parseUser(value)
     case 'result':
       return [{ kind: 'result', result: parseResult(value) }]
+    case 'stream_event':
+      return parseStreamEvent(value)
     default:
-      // stream_event, control_response, rate limit events, future types…
+      // control_response, rate limit events, future types…
       return []
   }
 }
@@ -99,6 +101,23 @@ function parseAssistant(msg: Obj): EngineOutput[] {
     }
   }
   return out
+}
+
+/**
+ * With `--include-partial-messages`: the model API's stream events, one per line. Only text and
+ * thinking deltas are kept (the whole block follows as an `assistant` line); the API message id is
+ * `api_message_id` (2.1.330), else unknown.
+ */
+function parseStreamEvent(msg: Obj): EngineOutput[] {
+  const event = msg.event
+  if (!isObj(event) || event.type !== 'content_block_delta' || !isObj(event.delta)) return []
+  const messageId = str(msg.api_message_id)
+  const withId = messageId === undefined ? {} : { messageId }
+  const { delta } = event
+  if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') return [{ kind: 'text_delta', text: delta.text, ...withId }]
+  if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking !== '') return [{ kind: 'thinking_delta', text: delta.thinking, ...withId }]
+  // signature_delta, input_json_delta (the tool_use line has the whole input), citations…
+  return []
 }
 
 /** Only tool results matter; echoed prompts and interrupt markers are skipped. */

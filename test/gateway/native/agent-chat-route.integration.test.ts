@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isLiveOnly, type ServiceEvent } from '../../../contract/mod.ts'
 import { acceptsEventStream } from '../../../gateway/native/agent-chat-route.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { SseClient } from '../../fixtures/sse-client.ts'
@@ -78,8 +79,11 @@ describe('chat route - POST /v1/agent/chat', () => {
     const stream = await SseClient.post(`${stack.url}/v1/agent/chat`, { session_id: 'chat-sse', message: 'tool: echo streamed' })
     expect(stream.response.headers.get('content-type')).toMatch(/^text\/event-stream/)
     await stream.untilEnd()
-    expect(stream.data.map((event) => event.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
-    expect(stream.data.every((event) => event.session_id === 'chat-sse' && typeof event.seq === 'number')).toBe(true)
+    // The token deltas come too, live only (no seq); the stored events are the turn's.
+    const stored = stream.data.filter((event) => !isLiveOnly(event as ServiceEvent))
+    expect(stored.map((event) => event.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(stream.data.map((event) => event.event)).toContain('answer_delta')
+    expect(stored.every((event) => event.session_id === 'chat-sse' && typeof event.seq === 'number')).toBe(true)
     expect(stream.data.at(-1)).toMatchObject({ event: 'completed', stats: { turns: 1, tool_calls: 1 } })
   })
 

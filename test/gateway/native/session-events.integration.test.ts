@@ -32,6 +32,7 @@ describe('session event stream', () => {
     const all = client.eventsOf('sse-1')
     const resumeAfter = all[1]!.seq as number
 
+    // A resume replays stored events only: the token deltas were live only.
     const frames = await readSse(`${stack.url}/v1/sessions/sse-1/events`, { 'last-event-id': String(resumeAfter) }, (data) => data.event === 'completed')
     expect(frames.map((frame) => Number(frame.id))).toEqual(all.slice(2).map((event) => event.seq))
     expect(frames.map((frame) => frame.data.event)).toEqual(all.slice(2).map((event) => event.event))
@@ -43,7 +44,10 @@ describe('session event stream', () => {
     const client = await WsClient.connect(stack.wsUrl)
     client.send({ type: 'execute', session_id: 'sse-2', prompt: 'hello' })
     const frames = await live
-    expect(frames.map((frame) => frame.data.event)).toEqual(['answer', 'completed'])
+    // Live: the answer's deltas (no id: not stored) come before it.
+    expect(frames.map((frame) => frame.data.event)).toEqual(['answer_delta', 'answer', 'completed'])
+    expect(frames[0]!.id).toBeUndefined()
+    expect(frames[0]!.data.data).toBe(frames[1]!.data.data)
     await client.close()
     const bad = await fetch(`${stack.url}/v1/sessions/sse-2/events`, { headers: { 'last-event-id': 'yesterday' } })
     expect(bad.status).toBe(400)

@@ -2,7 +2,7 @@ import { emptyStats, type ServiceEvent, type Stats } from '../../../contract/mod
 
 /**
  * Native events as a runner publishes them for one session, for feeding the
- * mapper: `ts` counts up from 1000 in steps of 10, `seq` from 1.
+ * mapper: `ts` counts up from 1000 in steps of 10, `seq` from 1 (deltas: none).
  */
 export function nativeTurn(sessionId: string, turnId: string) {
   let seq = 0
@@ -21,7 +21,11 @@ export function nativeTurn(sessionId: string, turnId: string) {
     model: 'claude-fake-1',
     ...over,
   })
+  // Live-only events (token deltas) take a time but no sequence.
+  const live = <E extends ServiceEvent>(event: E): E => ({ ...event, session_id: sessionId, turn_id: turnId, ts: 1000 + seq * 10 + 5 })
   return {
+    answerDelta: (text: string, messageId = 'msg_api_1') => live({ event: 'answer_delta', data: text, message_id: messageId }),
+    thinkingDelta: (text: string) => live({ event: 'thinking_delta', data: text, message_id: 'msg_api_1' }),
     started: (prompt: string, instructions?: string) =>
       stamp({ event: 'turn_started', data: prompt, ...(instructions !== undefined && { instructions }) }),
     thinking: (text: string) => stamp({ event: 'thinking', data: text, message_id: 'msg_api_1' }),

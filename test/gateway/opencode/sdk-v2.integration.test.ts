@@ -70,9 +70,11 @@ describe('opencode sdk v2 - real client against the service', () => {
     const closedTexts = partsOf(events.events, sessionID).filter((p) => p.type === 'text' && p.time?.end !== undefined)
     expect(closedTexts.map((p) => (p.type === 'text' ? p.text : ''))).toEqual(['Let me run a command.', 'Done. The tool said: "hi"'])
     expect(partsOf(events.events, sessionID).some((p) => p.type === 'reasoning' && p.text.includes('Bash'))).toBe(true)
-    // Deltas stream each text into the part that is then closed with the full text.
-    const deltas = ofSession.filter((e) => e.type === 'message.part.delta')
-    expect(deltas.map((e) => (e.type === 'message.part.delta' ? e.properties.delta : ''))).toContain('Done. The tool said: "hi"')
+    // Token deltas stream each text into its part, a delta per piece, and the pieces make the full text it is closed with.
+    const finalText = closedTexts.at(-1)!
+    const deltas = ofSession.filter((e) => e.type === 'message.part.delta' && e.properties.partID === finalText.id)
+    expect(deltas.length).toBeGreaterThan(1)
+    expect(deltas.map((e) => (e.type === 'message.part.delta' ? e.properties.delta : '')).join('')).toBe('Done. The tool said: "hi"')
 
     // The assistant message ends with time.completed, tokens and cost.
     const assistant = ofSession.filter((e) => e.type === 'message.updated' && e.properties.info.role === 'assistant').at(-1)

@@ -113,6 +113,124 @@ const cases: { name: string; native: ServiceEvent[]; setup?: (view: SessionView,
     ],
   },
   {
+    name: 'a streamed answer: a delta per piece, then the whole block closes the part (no delta of it)',
+    native: [t.started('hello'), t.answerDelta('Echo: '), t.answerDelta('hel'), t.answerDelta('lo'), t.answer('Echo: hello'), t.completed()],
+    expected: [
+      'message.updated user msg_1',
+      'part prt_1 text "hello"',
+      'status busy',
+      'message.updated assistant msg_2 open',
+      'part prt_2 step-start',
+      'part prt_3 text "" open',
+      'delta prt_3 "Echo: "',
+      'delta prt_3 "hel"',
+      'delta prt_3 "lo"',
+      'part prt_3 text "Echo: hello" closed',
+      'part prt_4 step-finish',
+      'message.updated assistant msg_2 completed',
+      'status idle',
+      'session.idle',
+    ],
+  },
+  {
+    name: 'a streamed tool turn: reasoning and text parts each get their own deltas, the next message a new part',
+    native: [
+      t.started('tool: echo hi'),
+      t.thinkingDelta('I will '),
+      t.thinkingDelta('use Bash.'),
+      t.thinking('I will use Bash.'),
+      t.answerDelta('Let me'),
+      t.answerDelta(' run it.'),
+      t.answer('Let me run it.'),
+      t.toolUse('toolu_1', { command: 'echo hi' }),
+      t.toolResult('toolu_1', 'hi'),
+      t.answerDelta('Done.', 'msg_api_2'),
+      t.answer('Done.', 'msg_api_2'),
+      t.completed(),
+    ],
+    expected: [
+      'message.updated user msg_1',
+      'part prt_1 text "tool: echo hi"',
+      'status busy',
+      'message.updated assistant msg_2 open',
+      'part prt_2 step-start',
+      'part prt_3 reasoning "" open',
+      'delta prt_3 "I will "',
+      'delta prt_3 "use Bash."',
+      'part prt_3 reasoning "I will use Bash." closed',
+      'part prt_4 text "" open',
+      'delta prt_4 "Let me"',
+      'delta prt_4 " run it."',
+      'part prt_4 text "Let me run it." closed',
+      'part prt_5 tool toolu_1 running',
+      'part prt_5 tool toolu_1 completed',
+      'part prt_6 text "" open',
+      'delta prt_6 "Done."',
+      'part prt_6 text "Done." closed',
+      'part prt_7 step-finish',
+      'message.updated assistant msg_2 completed',
+      'status idle',
+      'session.idle',
+    ],
+  },
+  {
+    name: 'a delta that overtook its turn_started, and one after the turn ended, are dropped',
+    native: [t.answerDelta('early'), t.started('hi'), t.answer('Echo: hi'), t.completed(), t.answerDelta('late')],
+    expected: [
+      'message.updated user msg_1',
+      'part prt_1 text "hi"',
+      'status busy',
+      'message.updated assistant msg_2 open',
+      'part prt_2 step-start',
+      'part prt_3 text "" open',
+      'delta prt_3 "Echo: hi"',
+      'part prt_3 text "Echo: hi" closed',
+      'part prt_4 step-finish',
+      'message.updated assistant msg_2 completed',
+      'status idle',
+      'session.idle',
+    ],
+  },
+  {
+    name: 'a stop mid-stream closes the part with the text it has',
+    native: [t.started('long'), t.answerDelta('Once upon'), t.stopped('aborted by the client')],
+    expected: [
+      'message.updated user msg_1',
+      'part prt_1 text "long"',
+      'status busy',
+      'message.updated assistant msg_2 open',
+      'part prt_2 step-start',
+      'part prt_3 text "" open',
+      'delta prt_3 "Once upon"',
+      'part prt_3 text "Once upon" closed',
+      'message.updated assistant msg_2 error MessageAbortedError',
+      'session.error MessageAbortedError',
+      'status idle',
+      'session.idle',
+    ],
+  },
+  {
+    name: 'a delta of another API message while a part is open: the open one is closed as it stands',
+    native: [t.started('x'), t.answerDelta('first', 'msg_api_1'), t.answerDelta('second', 'msg_api_2'), t.answer('second', 'msg_api_2'), t.completed()],
+    expected: [
+      'message.updated user msg_1',
+      'part prt_1 text "x"',
+      'status busy',
+      'message.updated assistant msg_2 open',
+      'part prt_2 step-start',
+      'part prt_3 text "" open',
+      'delta prt_3 "first"',
+      'part prt_3 text "first" closed',
+      'part prt_4 text "" open',
+      'delta prt_4 "second"',
+      'part prt_4 text "second" closed',
+      'part prt_5 step-finish',
+      'message.updated assistant msg_2 completed',
+      'status idle',
+      'session.idle',
+    ],
+  },
+  {
     name: 'a failing tool ends in the error state',
     native: [t.started('x'), t.toolUse('toolu_9', { command: 'false' }), t.toolResult('toolu_9', 'exit 1', true), t.completed()],
     expected: [
@@ -328,6 +446,18 @@ describe('opencode mapping - native events to OpenCode events', () => {
     expect([...planned.events, ...dropped.events].map(summarize)).toEqual(['status busy', 'status idle', 'session.idle'])
     expect(view.turns.size).toBe(0)
     expect(view.messages).toEqual([])
+  })
+
+  it('streaming - the view holds the text so far mid-stream (GET /session/{id}/message), and the whole text after', () => {
+    const t = nativeTurn(SESSION, 'turn_1')
+    const ctx = context()
+    const view = newSessionView(SESSION, '/d')
+    for (const event of [t.started('x'), t.answerDelta('Hel'), t.answerDelta('lo')]) applyEvent(view, event, ctx)
+    expect(view.messages[1]!.parts.at(-1)).toMatchObject({ type: 'text', text: 'Hello', time: { start: 1015 } })
+    expect(view.messages[1]!.parts.at(-1)).not.toHaveProperty('time.end')
+    applyEvent(view, t.answer('Hello!'), ctx)
+    expect(view.messages[1]!.parts.map((p) => p.type)).toEqual(['step-start', 'text'])
+    expect(view.messages[1]!.parts.at(-1)).toMatchObject({ type: 'text', text: 'Hello!', time: { start: 1015, end: 1020 } })
   })
 
   it('emitted events are snapshots: later changes of a part do not alter them', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { claudeArgs, interruptLine, userLine } from '../../../../runner/engine/claude/args.ts'
 
 const base = { args: [], permission_mode: 'bypassPermissions', allowed_tools: [], disallowed_tools: [] }
-const STREAM = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose']
+const STREAM = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--include-partial-messages']
+const WHOLE_BLOCKS = STREAM.slice(0, -1)
 
 describe('claude args', () => {
   it.each([
@@ -14,6 +15,7 @@ describe('claude args', () => {
       { cliSessionId: 'U', resume: false, appendSystemPrompt: 'be brief' },
       ['cli.js', ...STREAM, '--session-id', 'U', '--allowedTools', 'Bash(git:*)', 'Read', '--disallowedTools', 'WebFetch', '--permission-mode', 'acceptEdits', '--model', 'opus', '--append-system-prompt', 'be brief'],
     ],
+    ['partial messages switched off: whole blocks only', { ...base, partial_messages: false }, { cliSessionId: 'U', resume: false }, [...WHOLE_BLOCKS, '--session-id', 'U', '--permission-mode', 'bypassPermissions']],
   ])('args - %s', (_name, config, options, expected) => {
     expect(claudeArgs(config, options)).toEqual(expected)
   })

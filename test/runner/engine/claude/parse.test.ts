@@ -48,12 +48,46 @@ describe('parseClaudeLine', () => {
     { name: 'resume: cost is cumulative across processes', line: lineOf('sample-resume-two-runs.jsonl', 'result', 1), out: [expect.objectContaining({ result: expect.objectContaining({ cumulativeCostUsd: 0.0017759999999999998, numTurns: 1 }) })] },
     { name: 'control_response', line: lineOf('sample-stdin-interrupt.jsonl', 'control_response'), out: [] },
     { name: 'interrupt marker user line', line: lineOf('sample-stdin-interrupt.jsonl', 'user'), out: [] },
-    { name: 'stream_event', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event'), out: [] },
+    { name: 'stream_event message_start', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event'), out: [] },
+    { name: 'stream_event content_block_start', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event', 1), out: [] },
+    { name: 'stream_event thinking_delta', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event', 2), out: [{ kind: 'thinking_delta', text: 'The user wants me to run a command. I will use Bash.', messageId: 'msg_fake_1795288283845_2' }] },
+    { name: 'stream_event signature_delta', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event', 3), out: [] },
+    { name: 'stream_event text_delta', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event', 6), out: [{ kind: 'text_delta', text: 'Let me run', messageId: 'msg_fake_1795288283845_2' }] },
+    { name: 'stream_event input_json_delta', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event', 10), out: [] },
+    { name: 'stream_event message_stop', line: lineOf('sample-stream-partial-messages.jsonl', 'stream_event', 14), out: [] },
     { name: 'system/status', line: '{"type":"system","subtype":"status","status":"requesting","session_id":"s"}', out: [] },
     { name: 'system/api_retry', line: lineOf('sample-api-error-500.jsonl', 'system', 0).replace('"init"', '"x"'), out: [] },
     { name: 'rate limit event', line: '{"type":"rate_limit_event","rate_limit_info":{"status":"allowed"}}', out: [] },
   ])('parse - real line: $name', ({ line, out }) => {
     expect(parseClaudeLine(line)).toEqual(out)
+  })
+
+  it.each([
+    ['a text delta without api_message_id (older CLIs)', '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}}', [{ kind: 'text_delta', text: 'Hi' }]],
+    ['an empty text delta', '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}}', []],
+    ['a delta whose text is not a string', '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":3}}}', []],
+    ['a delta with no delta object', '{"type":"stream_event","event":{"type":"content_block_delta","index":0}}', []],
+    ['a stream_event with no event', '{"type":"stream_event"}', []],
+    ['an unknown delta type', '{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta"}}}', []],
+  ])('parse - stream_event: %s', (_name, line, out) => {
+    expect(parseClaudeLine(line)).toEqual(out)
+  })
+
+  it('parse - the partial-messages recording: the deltas of each block concatenate to its whole text', () => {
+    const out = recording('sample-stream-partial-messages.jsonl').flatMap(parseClaudeLine)
+    const blocks = out.filter((o) => o.kind === 'text' || o.kind === 'thinking')
+    const pieces: string[] = []
+    let texts = 0
+    for (const item of out) {
+      if (item.kind === 'text_delta' || item.kind === 'thinking_delta') pieces.push(item.text)
+      else if (item.kind === 'text' || item.kind === 'thinking') {
+        expect(pieces.join('')).toBe(item.text)
+        pieces.length = 0
+        texts++
+      }
+    }
+    expect(texts).toBe(blocks.length)
+    expect(texts).toBe(3)
   })
 
   it('parse - an API error message stays a text and the result keeps its status', () => {
