@@ -46,6 +46,30 @@ describe('real Claude Code CLI through the service', () => {
     expect((completed.stats as { total_cost_usd: number }).total_cost_usd).toBeGreaterThan(0)
   })
 
+  it('real CLI - token streaming: the answer_delta pieces arrive before the answer and make its text, the thinking_delta pieces its thinking', async () => {
+    const prompt = 'run: echo streamed pieces of a longer answer'
+    client.send({ type: 'execute', session_id: 'real-deltas', prompt })
+    await client.event('completed', 'real-deltas', 60_000)
+    const all = client.messages.filter((msg) => msg.session_id === 'real-deltas')
+    const answers = all.filter((msg) => msg.event === 'answer')
+    expect(answers.length).toBeGreaterThan(0)
+    for (const answer of answers) {
+      // The pieces of one block: those of its API message after the previous block's end.
+      const at = all.indexOf(answer)
+      const start = Math.max(...all.slice(0, at).map((msg, i) => (msg.event === 'answer' || msg.event === 'tool_use' ? i : -1)))
+      const pieces = all.slice(start + 1, at).filter((msg) => msg.event === 'answer_delta')
+      expect(pieces.length, JSON.stringify(answer)).toBeGreaterThan(1)
+      expect(pieces.every((msg) => msg.message_id === answer.message_id && msg.seq === undefined)).toBe(true)
+      expect(pieces.map((msg) => msg.data).join('')).toBe(answer.data)
+    }
+    const thinking = all.find((msg) => msg.event === 'thinking')!
+    const thoughts = all.slice(0, all.indexOf(thinking)).filter((msg) => msg.event === 'thinking_delta')
+    expect(thoughts.map((msg) => msg.data).join('')).toBe(thinking.data)
+    // Only the stored events were numbered, 1, 2, 3 … without gaps.
+    const seqs = all.filter((msg) => msg.seq !== undefined).map((msg) => msg.seq)
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => (seqs[0] as number) + i))
+  })
+
   it('real CLI - stop mid-turn ends the CLI and its tool command, which runs in a group of its own', async () => {
     client.send({ type: 'execute', session_id: 'real-stop', prompt: 'run: python3 -c "import time; time.sleep(120)"' })
     await client.event('tool_use', 'real-stop', 60_000)
