@@ -9,6 +9,7 @@ import type { SessionEvents } from './events.ts'
 import { apiStatus, isConflict, isNotFound, type KubeApi } from './kube/client.ts'
 import { ANNOTATION, LABEL, poolSelector, sessionLabelValue, MANAGED_BY } from './labels.ts'
 import { LeaderElector } from './lease.ts'
+import type { ControllerObserver } from './observer.ts'
 import { PodInformer } from './pod-informer.ts'
 import { buildSandboxPod, newPodName, type PodPurpose } from './pod-spec.ts'
 import { planReconcile } from './reconcile/plan.ts'
@@ -35,6 +36,8 @@ export interface ControllerOptions {
   identity?: string
   /** Random bytes for pod names (tests make them predictable). */
   random?: (bytes: number) => Buffer
+  /** Told how each reconcile pass went (the controller's /metrics). */
+  observer?: ControllerObserver
 }
 
 /** Counters for tests, logs and the benchmark. */
@@ -191,11 +194,14 @@ export class Controller {
   async #pass(): Promise<void> {
     if (!this.#leading || !this.#informer.synced) return
     const { clock, config } = this.#o
+    const started = performance.now()
+    const report = (errors: number) => this.#o.observer?.reconciled((performance.now() - started) / 1000, errors)
     let sessions
     try {
       sessions = await this.#o.sessions.list()
     } catch (err) {
       this.#log.warn({ err }, 'listing sessions failed; retrying')
+      report(1)
       this.#backoff()
       return
     }
@@ -203,6 +209,7 @@ export class Controller {
     const world = this.#world(sessions, clock.now())
     const plan = planReconcile(world)
     const results = await Promise.all(plan.actions.map((action) => this.#apply(action, world.now)))
+    report(results.filter((ok) => !ok).length)
     if (results.includes(false)) this.#backoff()
     else this.#failures = 0
     const next = Math.min(world.now + config.resync_interval, ...plan.wakeAt.map((at) => at + 1))

@@ -1,6 +1,9 @@
 /** The sandbox controller (`agent-runtime controller`): warm pool, per-session pods, leader election. */
 export { Controller } from './controller.ts'
 export type { ControllerOptions, ControllerStats } from './controller.ts'
+export type { ControllerObserver } from './observer.ts'
+export { POD_PHASES, summarizePods } from './status.ts'
+export type { PodCount, PodPhase, PodSummary } from './status.ts'
 export { ControllerConfigSchema } from './config.ts'
 export type { ControllerConfig, ControllerConfigInput, SandboxSettings } from './config.ts'
 export { MemorySessionSource } from './sessions.ts'

@@ -64,6 +64,8 @@ export function buildSandboxPod(options: { name: string; pool: string; namespace
       ...(settings.config_map === undefined ? [] : [{ name: 'config', mountPath: SANDBOX_PATHS.config, readOnly: true }]),
     ],
     ...(settings.readiness && {
+      // Named, so a PodMonitor scrapes the runner's /metrics on the same port.
+      ports: [{ name: 'http', containerPort: settings.readiness.port, protocol: 'TCP' }],
       readinessProbe: { httpGet: { path: settings.readiness.path, port: settings.readiness.port }, periodSeconds: 1, failureThreshold: 3 },
     }),
   }

@@ -27,6 +27,22 @@ export type OtelConfig = z.output<typeof OtelConfigSchema>
  */
 export const RunnerHttpPort = z.number().int().min(0).max(65535).optional()
 
+/**
+ * `controller.http_port`: in controller mode, the port of its probe and metrics
+ * server: /healthz, /readyz, /metrics (0 = any free port). Unset: no server.
+ * Env: CONTROLLER_HTTP_PORT. The chart sets 8081.
+ */
+export const ControllerHttpPort = z.number().int().min(0).max(65535).optional()
+
+/**
+ * `server.readiness`: what a gateway's GET /health/ready waits for.
+ * `runner` (default): a runner answers on the bus and its agent CLI answers `--version`.
+ * `bus`: the NATS connection only, for Kubernetes, where the controller makes
+ * runner pods on demand (with `warmPool: 0` there is no runner until a session asks
+ * for one). Env: SERVICE_READINESS. The chart sets `bus`.
+ */
+export const GatewayReadiness = z.enum(['runner', 'bus']).default('runner')
+
 /** What startObservability needs of the configuration. */
 export interface ObservabilitySettings {
   /** The deployment's name (`namespace`), on every span. */
@@ -38,4 +54,6 @@ export interface ObservabilitySettings {
   httpPort: number | undefined
   /** Its bind address (`server.host`). */
   host: string
+  /** Gateway and dev modes: what readiness waits for (`server.readiness`). */
+  readiness: z.output<typeof GatewayReadiness>
 }

@@ -18,7 +18,7 @@ const OPEN = { access: 'open' } as const satisfies RouteAccess
 
 const Checks = {
   type: 'object',
-  properties: { engine: { type: 'boolean' }, pool: { type: 'boolean' } },
+  properties: { engine: { type: 'boolean' }, pool: { type: 'boolean' }, bus: { type: 'boolean' } },
   required: ['engine', 'pool'],
 } as const
 
@@ -33,8 +33,9 @@ const ReadyBody = {
  * or the runner's own:
  * - GET /health → 200 `{status: "healthy", version, uptime}` while the process serves;
  * - GET /health/live → 200 `{status: "alive"}` while the process serves;
- * - GET /health/ready → `{status, checks: {engine, pool}, sandbox?}`: 200 when both
- *   checks pass, 503 when one fails (`not_ready`) or the service drains (`draining`);
+ * - GET /health/ready → `{status, checks: {engine, pool, bus?}, sandbox?}`: 200 when the
+ *   checks pass (both, or with `server.readiness: bus` the bus alone), 503 when not
+ *   (`not_ready`) or the service drains (`draining`);
  *   `sandbox` (`bwrap` | `none`) where sessions run in this process;
  * - GET /metrics → the Prometheus text format.
  */

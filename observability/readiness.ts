@@ -2,22 +2,46 @@ import { NatsBus, type Bus } from '../bus/mod.ts'
 import { decodeReply, subjects } from '../contract/mod.ts'
 import type { Engine } from '../runner/engine/engine.ts'
 
-/** The two checks of GET /health/ready (spec §2.7). */
+/** The checks of GET /health/ready (spec §2.7), plus `bus` where readiness asks only for NATS. */
 export interface ReadinessChecks {
   /** The configured agent CLI was found and answers `--version`. */
   engine: boolean
   /** A runner is reachable. */
   pool: boolean
+  /** The bus is connected (`server.readiness: bus`). */
+  bus?: boolean
 }
 
-export type ReadinessCheck = () => Promise<ReadinessChecks>
+export type ReadinessCheck<C = ReadinessChecks> = () => Promise<C>
 
-export interface ReadinessState {
+export interface ReadinessState<C = ReadinessChecks> {
   ready: boolean
   status: 'ready' | 'not_ready' | 'draining'
-  checks: ReadinessChecks
+  checks: C
   /** The session sandbox in force where sessions run in this process (dev, runner): `none` says sessions are not confined. */
   sandbox?: 'bwrap' | 'none'
+}
+
+/** Which checks make a process ready, and what they read when the check itself throws. */
+export interface ReadinessPolicy<C> {
+  ready(checks: C): boolean
+  failed: C
+}
+
+/** Runner, dev, and gateways outside Kubernetes: a runner answers and its CLI runs. */
+export const RUNNER_READY: ReadinessPolicy<ReadinessChecks> = { ready: (c) => c.engine && c.pool, failed: { engine: false, pool: false } }
+
+/**
+ * Gateways in Kubernetes (`server.readiness: bus`): the controller makes runner
+ * pods on demand, so none may exist yet (`warmPool: 0`) and a gateway that waited
+ * for one would never be ready to ask. Ready = NATS connected; engine and pool
+ * are still shown.
+ */
+export const BUS_READY: ReadinessPolicy<ReadinessChecks> = { ready: (c) => c.bus === true, failed: { engine: false, pool: false, bus: false } }
+
+/** Whether a bus is connected (an in-process bus always is). */
+export function busConnected(bus: Bus): boolean {
+  return !(bus instanceof NatsBus) || bus.isConnected()
 }
 
 /** Longest wait for a runner's answer to the readiness ping (probes time out after ~1 s by default). */
@@ -42,16 +66,22 @@ export function busReadiness(bus: Bus, subjectPrefix: string, timeoutMs = PING_T
     }
   }
   return async () => {
-    if (bus instanceof NatsBus && !bus.isConnected()) return { engine: false, pool: false }
+    if (!busConnected(bus)) return { engine: false, pool: false }
     const [pool, engine] = await Promise.all([ask('ping'), ask('version')])
     return { engine: pool && engine, pool }
   }
 }
 
+/** `busReadiness` plus the connection itself, for BUS_READY. */
+export function busConnectionReadiness(bus: Bus, subjectPrefix: string, timeoutMs = PING_TIMEOUT_MS): ReadinessCheck {
+  const runners = busReadiness(bus, subjectPrefix, timeoutMs)
+  return async () => ({ bus: busConnected(bus), ...(await runners()) })
+}
+
 /** Runner readiness (its own HTTP server): its CLI answers `--version`, and its bus is connected. */
 export function runnerReadiness(engine: Engine, bus: Bus): ReadinessCheck {
   return async () => {
-    const pool = !(bus instanceof NatsBus) || bus.isConnected()
+    const pool = busConnected(bus)
     const engineOk = await engine.version().then(
       () => true,
       () => false,
@@ -77,18 +107,20 @@ export interface ReadinessOptions {
  * from several orchestrators cost one ping per period; concurrent probes
  * share one check in flight.
  */
-export class Readiness {
-  readonly #check: ReadinessCheck
+export class Readiness<C = ReadinessChecks> {
+  readonly #check: ReadinessCheck<C>
+  readonly #policy: ReadinessPolicy<C>
   readonly #draining: () => boolean
   readonly #okTtlMs: number
   readonly #failTtlMs: number
   readonly #now: () => number
   readonly #sandbox: () => 'bwrap' | 'none' | undefined
-  #last: { checks: ReadinessChecks; at: number } | undefined
-  #inFlight: Promise<ReadinessChecks> | undefined
+  #last: { checks: C; ready: boolean; at: number } | undefined
+  #inFlight: Promise<{ checks: C; ready: boolean }> | undefined
 
-  constructor(check: ReadinessCheck, options: ReadinessOptions = {}) {
+  constructor(check: ReadinessCheck<C>, policy: ReadinessPolicy<C>, options: ReadinessOptions = {}) {
     this.#check = check
+    this.#policy = policy
     this.#draining = options.draining ?? (() => false)
     this.#okTtlMs = options.okTtlMs ?? 5_000
     this.#failTtlMs = options.failTtlMs ?? 1_000
@@ -96,28 +128,25 @@ export class Readiness {
     this.#sandbox = options.sandbox ?? (() => undefined)
   }
 
-  async state(): Promise<ReadinessState> {
+  async state(): Promise<ReadinessState<C>> {
     const sandbox = this.#sandbox()
     const extra = sandbox === undefined ? {} : { sandbox }
     // Draining answers at once, with the last checks known: no new ping.
-    if (this.#draining()) return { ready: false, status: 'draining', checks: this.#last?.checks ?? { engine: false, pool: false }, ...extra }
-    const checks = await this.#checks()
-    const ready = checks.engine && checks.pool
+    if (this.#draining()) return { ready: false, status: 'draining', checks: this.#last?.checks ?? this.#policy.failed, ...extra }
+    const { checks, ready } = await this.#checks()
     return { ready, status: ready ? 'ready' : 'not_ready', checks, ...extra }
   }
 
-  #checks(): Promise<ReadinessChecks> {
+  #checks(): Promise<{ checks: C; ready: boolean }> {
     const last = this.#last
-    if (last) {
-      const ttl = last.checks.engine && last.checks.pool ? this.#okTtlMs : this.#failTtlMs
-      if (this.#now() - last.at < ttl) return Promise.resolve(last.checks)
-    }
+    if (last && this.#now() - last.at < (last.ready ? this.#okTtlMs : this.#failTtlMs)) return Promise.resolve(last)
     this.#inFlight ??= this.#check()
-      .catch((): ReadinessChecks => ({ engine: false, pool: false }))
+      .catch(() => this.#policy.failed)
       .then((checks) => {
-        this.#last = { checks, at: this.#now() }
+        const result = { checks, ready: this.#policy.ready(checks) }
+        this.#last = { ...result, at: this.#now() }
         this.#inFlight = undefined
-        return checks
+        return result
       })
     return this.#inFlight
   }

@@ -8,9 +8,9 @@ import { registerHealthRoutes } from './health-routes.ts'
 import { meterEngine } from './metered-engine.ts'
 import { Metrics } from './metrics.ts'
 import type { ObservabilitySettings } from './config.ts'
-import { busReadiness, Readiness, runnerReadiness } from './readiness.ts'
+import { BUS_READY, busConnectionReadiness, busReadiness, Readiness, RUNNER_READY, runnerReadiness } from './readiness.ts'
+import { startProbeServer } from './probe-server.ts'
 import { recordRequestDurations, wsRoute } from './request-metrics.ts'
-import { startRunnerHttp } from './runner-http.ts'
 import { createRunnerObserver } from './runner-observer.ts'
 import { TracedBus } from './traced-bus.ts'
 import { startTracing, type Tracing } from './tracing.ts'
@@ -57,15 +57,13 @@ export async function startObservability(options: ObservabilityOptions): Promise
   let engine: Engine | undefined
   let readiness: Readiness | undefined
   let sandbox: 'bwrap' | 'none' | undefined
-  const readinessFor = () =>
-    (readiness ??= new Readiness(
-      mode === 'runner'
-        ? engine
-          ? runnerReadiness(engine, bus)
-          : async () => ({ engine: false, pool: false })
-        : busReadiness(bus, settings.subjectPrefix),
-      { draining: options.draining, sandbox: () => sandbox },
-    ))
+  const readinessOptions = { draining: options.draining, sandbox: () => sandbox }
+  const readinessFor = () => {
+    if (mode === 'runner') readiness ??= new Readiness(engine ? runnerReadiness(engine, bus) : async () => RUNNER_READY.failed, RUNNER_READY, readinessOptions)
+    else if (settings.readiness === 'bus') readiness ??= new Readiness(busConnectionReadiness(bus, settings.subjectPrefix), BUS_READY, readinessOptions)
+    else readiness ??= new Readiness(busReadiness(bus, settings.subjectPrefix), RUNNER_READY, readinessOptions)
+    return readiness
+  }
   const routes = { metrics, version: SERVICE_VERSION, startedAt }
   let runnerHttp: { close(): Promise<void> } | undefined
 
@@ -93,10 +91,11 @@ export async function startObservability(options: ObservabilityOptions): Promise
     async serveRunner() {
       const port = settings.httpPort
       if (port === undefined) return undefined
-      const server = await startRunnerHttp({
+      const server = await startProbeServer({
         port,
         host: settings.host,
         log,
+        component: 'runner-http',
         register(app) {
           recordRequestDurations(app, metrics)
           registerHealthRoutes(app, { ...routes, readiness: readinessFor() })

@@ -10,11 +10,15 @@ import {
   RegistrySessionEvents,
   registrySessionSource,
   resolveNamespace,
+  summarizePods,
   systemClock,
   type KubeApi,
   type SessionEvents,
   type SessionSource,
 } from '../controller/mod.ts'
+import { ControllerMetrics } from '../observability/controller-metrics.ts'
+import { startControllerServer } from '../observability/controller-server.ts'
+import { busConnected } from '../observability/readiness.ts'
 import type { Config } from './config/schema.ts'
 import { openServiceState } from './state.ts'
 
@@ -32,12 +36,14 @@ export interface ControllerWiring {
  * `agent-runtime controller`: the sandbox controller, serving demand over the
  * bus. Without wiring it reads the session registry of `state.*` and releases
  * owners there; session errors are only logged until `wiring.events` is given.
+ * With `controller.http_port` it serves /healthz, /readyz and /metrics.
  * Closes the bus when stopped.
  */
-export async function startControllerService(config: Config, bus: MemoryBus | NatsBus, log: Logger, wiring: ControllerWiring = {}): Promise<{ controller: Controller; stop(): Promise<void> }> {
+export async function startControllerService(config: Config, bus: MemoryBus | NatsBus, log: Logger, wiring: ControllerWiring = {}): Promise<{ controller: Controller; address?: string; stop(): Promise<void> }> {
   const settings = config.controller
   const logger = log.child({ component: 'controller' })
   let closeState: (() => Promise<void>) | undefined
+  let server: { address: string; close(): Promise<void> } | undefined
   try {
     let api = wiring.api
     if (api === undefined) {
@@ -55,9 +61,15 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
       events ??= new RegistrySessionEvents(state.registry, async (id, code, message) => {
         await logged.fail(id, code, message)
         await publish(id, code, message)
-      })
+      }, state.leases)
     }
-    const controller = new Controller({
+    const metrics = new ControllerMetrics({
+      leading: () => controller.leading,
+      // A former leader's cache is stale: only the leader reports pods.
+      pods: () => summarizePods(controller.leading ? controller.informer.pods() : []),
+      warmPoolTarget: settings.warm_pool,
+    })
+    const controller: Controller = new Controller({
       api,
       config: settings,
       sessions,
@@ -65,19 +77,40 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
       events,
       log: logger,
       clock: systemClock,
+      observer: metrics,
       ...(process.env.POD_NAME && { identity: process.env.POD_NAME }),
     })
     controller.start()
-    log.info({ mode: 'controller', namespace: api.namespace, pool: settings.pool, warm_pool: settings.warm_pool, identity: controller.identity }, 'agent runtime started')
+    if (settings.http_port !== undefined) {
+      const kube = api
+      server = await startControllerServer({
+        port: settings.http_port,
+        host: config.server.host,
+        log: logger,
+        metrics,
+        leading: () => controller.leading,
+        async checks() {
+          const answers = await kube.getLease(settings.leader_election.lease_name).then(
+            () => true,
+            () => false,
+          )
+          return { bus: busConnected(bus), kube: answers && (!controller.leading || controller.informer.synced) }
+        },
+      })
+    }
+    log.info({ mode: 'controller', namespace: api.namespace, pool: settings.pool, warm_pool: settings.warm_pool, identity: controller.identity, address: server?.address }, 'agent runtime started')
     return {
       controller,
+      ...(server && { address: server.address }),
       async stop() {
+        await server?.close()
         await controller.stop()
         await closeState?.()
         await bus.close()
       },
     }
   } catch (err) {
+    await server?.close().catch(() => {})
     await closeState?.().catch(() => {})
     await bus.close().catch(() => {})
     throw err

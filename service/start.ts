@@ -11,7 +11,6 @@ import { SessionSandbox } from '../runner/sandbox-exec/mod.ts'
 import type { State } from '../state/mod.ts'
 import type { Config } from './config/schema.ts'
 import { observabilitySettings, securityOptions } from './config/slices.ts'
-import { startControllerService } from './controller.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { gracefulShutdown } from './shutdown.ts'
 import { openServiceState } from './state.ts'
@@ -50,7 +49,11 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
     mode === 'dev'
       ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
       : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix })
-  if (mode === 'controller') return { mode, bus, ...(await startControllerService(config, bus, log)) }
+  if (mode === 'controller') {
+    // Loaded only here: the Kubernetes client is in the controller's image alone (Dockerfile.gateway, target controller).
+    const { startControllerService } = await import('./controller.ts')
+    return { mode, bus, ...(await startControllerService(config, bus, log)) }
+  }
   const lifecycle = new Lifecycle()
   const observability = await startObservability({ mode, settings: observabilitySettings(config), log, bus, draining: () => lifecycle.draining })
   let runner: Runner | undefined

@@ -27,6 +27,8 @@ const ENV_KEYS: Record<string, { path: readonly string[]; type: 'string' | 'int'
   SERVICE_CHAT_APP_TOKEN: { path: ['chat', 'app_token'], type: 'string' },
   SERVICE_CHAT_BOT_TOKEN: { path: ['chat', 'bot_token'], type: 'string' },
   RUNNER_HTTP_PORT: { path: ['runner', 'http_port'], type: 'int' },
+  CONTROLLER_HTTP_PORT: { path: ['controller', 'http_port'], type: 'int' },
+  SERVICE_READINESS: { path: ['server', 'readiness'], type: 'string' },
   OTEL_ENDPOINT: { path: ['otel', 'endpoint'], type: 'string' },
   OTEL_SERVICE_NAME: { path: ['otel', 'service_name'], type: 'string' },
   OTEL_SAMPLING_RATE: { path: ['otel', 'sampling_rate'], type: 'string' },

@@ -4,7 +4,7 @@ import { ControllerConfigSchema } from '../../controller/config.ts'
 import { AuthConfigSchema } from '../../gateway/auth/config.ts'
 import { ChatConfigSchema } from '../../gateway/chat/config.ts'
 import { LimitsConfigSchema } from '../../gateway/limits/config.ts'
-import { OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
+import { ControllerHttpPort, GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
 import { EngineConfigSchema } from '../../runner/engine/config.ts'
 import { SandboxConfigSchema } from '../../runner/sandbox-exec/config.ts'
 import { WafConfigSchema } from '../../runner/waf/rules.ts'
@@ -36,6 +36,8 @@ export const ConfigSchema = z.strictObject({
       request_timeout: Duration('30s'),
       /** Request line and headers not received within this: 408 REQUEST_TIMEOUT (at most `request_timeout`). */
       headers_timeout: DurationField('10s', { allowZero: false }),
+      /** What gateway readiness waits for: a runner, or (Kubernetes) only NATS (observability/config.ts). */
+      readiness: GatewayReadiness,
     })
     .prefault({}),
   /** The agent CLI each session runs (runner/engine/config.ts). */
@@ -99,7 +101,10 @@ export const ConfigSchema = z.strictObject({
   /** The chat-platform adapter (gateway/chat/README.md). */
   chat: ChatConfigSchema.prefault({}),
   /** The sandbox controller (controller/README.md); read by `agent-runtime controller` only. */
-  controller: ControllerConfigSchema.prefault({}),
+  controller: ControllerConfigSchema.extend({
+    /** Controller mode: port of the probe and metrics server (observability/config.ts). */
+    http_port: ControllerHttpPort,
+  }).prefault({}),
   /** The WAF on prompts and tool calls (runner/waf/README.md). */
   waf: WafConfigSchema.prefault({}),
   /** The kernel sandbox around each session's agent CLI (runner/sandbox-exec/). */

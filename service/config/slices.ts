@@ -31,5 +31,6 @@ export function observabilitySettings(config: Config): ObservabilitySettings {
     otel: config.otel,
     httpPort: config.runner.http_port,
     host: config.server.host,
+    readiness: config.server.readiness,
   }
 }

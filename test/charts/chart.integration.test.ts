@@ -242,6 +242,71 @@ describe('chart - operations: budgets, grace periods, accounts, env, labels, spr
   })
 })
 
+describe('chart - probes and metrics', async () => {
+  const manifests = await render()
+  const controller = () => find(manifests, 'Deployment', '-controller').spec.template.spec.containers[0]
+
+  test('the controller runs its own image and answers probes on its port: startup and liveness /healthz, readiness /readyz', () => {
+    const container = controller()
+    expect(container.image).toBe('agent-runtime-controller:0.1.0')
+    expect(find(manifests, 'Deployment', '-gateway').spec.template.spec.containers[0].image).toBe('agent-runtime-gateway:0.1.0')
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8081, protocol: 'TCP' }])
+    expect(container.startupProbe).toEqual({ httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 2, failureThreshold: 30 })
+    expect(container.readinessProbe).toEqual({ httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 10 })
+    expect(container.livenessProbe).toEqual({ httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10, failureThreshold: 6 })
+  })
+
+  test('the config serves the controller probes on controller.port and makes gateways ready without a runner', async () => {
+    const { config } = sandboxPodOf(manifests)
+    expect(config.controller.http_port).toBe(8081)
+    expect(config.server.readiness).toBe('bus')
+    const rendered = await render({ set: ['controller.port=9200', 'controller.startupProbe.enabled=false'] })
+    expect(sandboxPodOf(rendered).config.controller.http_port).toBe(9200)
+    const container = find(rendered, 'Deployment', '-controller').spec.template.spec.containers[0]
+    expect(container.ports[0].containerPort).toBe(9200)
+    expect(container.startupProbe).toBeUndefined()
+  })
+
+  test('sandbox pods name their probe port, so a PodMonitor can scrape it', () => {
+    const { pod } = sandboxPodOf(manifests)
+    expect(pod.spec.containers[0].ports).toEqual([{ name: 'http', containerPort: 9090, protocol: 'TCP' }])
+  })
+
+  test('metrics.podMonitor: sandbox runners and the controller scraped on their http port; Prometheus let in on the probe port only', async () => {
+    expect(manifests.some((m) => m.kind === 'PodMonitor')).toBe(false)
+    const rendered = await render({ set: ['metrics.podMonitor.enabled=true', 'metrics.podMonitor.labels.release=prometheus'] })
+    for (const m of rendered) validateManifest(m)
+    const sandbox = find(rendered, 'PodMonitor', '-sandbox')
+    const { pod } = sandboxPodOf(rendered)
+    expect(selects(sandbox.spec.selector.matchLabels, pod.metadata.labels)).toBe(true)
+    expect(sandbox.spec.podMetricsEndpoints).toEqual([{ port: 'http', path: '/metrics', interval: '30s' }])
+    expect(sandbox.metadata.labels.release).toBe('prometheus')
+    const monitor = find(rendered, 'PodMonitor', '-controller')
+    const template = find(rendered, 'Deployment', '-controller').spec.template
+    expect(selects(monitor.spec.selector.matchLabels, template.metadata.labels)).toBe(true)
+    expect(selects(monitor.spec.selector.matchLabels, find(rendered, 'Deployment', '-gateway').spec.template.metadata.labels)).toBe(false)
+    expect(template.spec.containers[0].ports[0].name).toBe(monitor.spec.podMetricsEndpoints[0].port)
+    expect(find(rendered, 'NetworkPolicy').spec.ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ protocol: 'TCP', port: 9090 }] },
+    ])
+  })
+
+  test('metrics.podMonitor without a runner probe port is refused with the reason', async () => {
+    await expect(render({ set: ['metrics.podMonitor.enabled=true', 'sandbox.probePort=0'] })).rejects.toThrow('metrics.podMonitor needs sandbox.probePort')
+  })
+
+  test('values.schema.json refuses a bad controller port or scrape peers', async () => {
+    for (const [set, where] of [
+      [['controller.port=0'], '/controller/port'],
+      [['controller.startupProbe.failureThreshold=0'], '/controller/startupProbe/failureThreshold'],
+      [['metrics.podMonitor.scrapeFrom=monitoring'], '/metrics/podMonitor/scrapeFrom'],
+      [['image.controller.repository='], '/image/controller/repository'],
+    ] as const) {
+      await expect(render({ set: [...set] })).rejects.toThrow(where)
+    }
+  })
+})
+
 describe('chart - production values', async () => {
   const manifests = await render({ values: [PRODUCTION_VALUES], release: 'prod' })
   test('every object is schema-valid, the bundled NATS included', () => {

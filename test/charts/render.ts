@@ -14,7 +14,7 @@ import * as policy from 'kubernetes-models/policy/v1'
 import * as rbac from 'kubernetes-models/rbac.authorization.k8s.io/v1'
 import * as core from 'kubernetes-models/v1'
 import * as coordination from 'kubernetes-models/coordination.k8s.io/v1'
-import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
+import { PodMonitor, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1'
 import { helmBinary } from '../../scripts/helm.ts'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -67,6 +67,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'policy/v1/PodDisruptionBudget': policy.PodDisruptionBudget,
   'coordination.k8s.io/v1/Lease': coordination.Lease,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'monitoring.coreos.com/v1/PodMonitor': PodMonitor,
 }
 
 /** Validates a manifest against the schema of its apiVersion and kind; unknown kinds fail. */

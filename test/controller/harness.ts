@@ -11,6 +11,7 @@ import { MemoryDemandSource } from '../../controller/demand.ts'
 import { MemorySessionEvents } from '../../controller/events.ts'
 import { ClientNodeKubeApi } from '../../controller/kube/client.ts'
 import { kubeConfigFor } from '../../controller/kube/connect.ts'
+import type { ControllerObserver } from '../../controller/observer.ts'
 import { MemorySessionSource } from '../../controller/sessions.ts'
 import { FakeKubeApi } from '../fakes/kube-api.ts'
 import { FakeKubelet } from '../fakes/kubelet.ts'
@@ -47,7 +48,7 @@ export interface Harness {
 
 const silent = pino({ level: 'silent' })
 
-export async function startHarness(config: ControllerConfigInput = {}, options: { autoReady?: boolean; start?: boolean; identity?: string } = {}): Promise<Harness> {
+export async function startHarness(config: ControllerConfigInput = {}, options: { autoReady?: boolean; start?: boolean; identity?: string; observer?: ControllerObserver } = {}): Promise<Harness> {
   const clock = new ManualClock()
   const api = await FakeKubeApi.start({ now: () => clock.now() })
   const kubelet = new FakeKubelet(api, NAMESPACE, { autoReady: options.autoReady ?? true, now: () => clock.now() })
@@ -57,7 +58,7 @@ export async function startHarness(config: ControllerConfigInput = {}, options: 
   const parsed = ControllerConfigSchema.parse({ leader_election: { enabled: false }, ...config })
   const controllers: Controller[] = []
   const make = (identity: string) => {
-    const c = new Controller({ api: new ClientNodeKubeApi(kubeConfigFor(api.url), NAMESPACE), config: parsed, sessions, demand, events, log: silent, clock, identity })
+    const c = new Controller({ api: new ClientNodeKubeApi(kubeConfigFor(api.url), NAMESPACE), config: parsed, sessions, demand, events, log: silent, clock, identity, ...(options.observer && { observer: options.observer }) })
     controllers.push(c)
     return c
   }

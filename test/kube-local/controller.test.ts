@@ -25,6 +25,7 @@ import { buildSandboxPod } from '../../controller/pod-spec.ts'
 import { requestColdPod } from '../../gateway/cold-start.ts'
 import { resolveConfig } from '../../service/config/mod.ts'
 import { openServiceState } from '../../service/state.ts'
+import { sample } from '../observability/prometheus.ts'
 import type { State } from '../../state/mod.ts'
 import { CHART } from '../charts/render.ts'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
@@ -77,6 +78,8 @@ beforeAll(async () => {
   // Shorter than the chart's 15 s / 5 s / 30 s, so failover and resyncs fit a test.
   baseConfig.controller.leader_election = { ...baseConfig.controller.leader_election, lease_duration: '6s', renew_interval: '2s' }
   baseConfig.controller.resync_interval = '5s'
+  // The chart's probe port (8081) on a pod of its own; here several replicas share one host.
+  baseConfig.controller.http_port = 0
   bus = await NatsBus.connect(nats.url, { name: 'k8s-test' })
   state = await openServiceState(bus, resolveConfig(baseConfig, {}), pino({ level: 'silent' }))
   bus.subscribe(`${prefix}.evt.>`, (msg) => events.push({ subject: msg.subject, event: JSON.parse(msg.data) }))
@@ -215,6 +218,28 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     await until(() => errorsOf('s-never', nrPrefix).length > 0, () => `SANDBOX_NOT_READY\n${output()}`, 20_000)
     expect(errorsOf('s-never', nrPrefix)[0]).toMatchObject({ error: { code: 'SANDBOX_NOT_READY' } })
     await until(() => gone(pod), 'the never-ready pod deleted', 10_000)
+  })
+
+  test("the chart's probes: /healthz and /readyz answer on both replicas (a standby is ready to take over); /metrics say who leads and what the pool holds", async () => {
+    const standby = await startController('ctl-probe')
+    const get = async (process_: ServiceProcess, route: string) => {
+      const response = await fetch(`${process_.address}${route}`)
+      return { status: response.status, body: route === '/metrics' ? await response.text() : await response.json() }
+    }
+    expect(await get(leader, '/healthz')).toEqual({ status: 200, body: { status: 'alive' } })
+    expect(await get(leader, '/readyz')).toEqual({ status: 200, body: { status: 'ready', leading: true, checks: { bus: true, kube: true } } })
+    await until(async () => (await get(standby, '/readyz')).status === 200, () => `the standby ready\n${output()}`, 20_000)
+    expect((await get(standby, '/readyz')).body).toEqual({ status: 'ready', leading: false, checks: { bus: true, kube: true } })
+    const atLeader = (await get(leader, '/metrics')).body
+    expect(sample(atLeader, 'service_controller_leader')).toBe(1)
+    expect(sample(atLeader, 'service_controller_warm_pool_target')).toBe(2)
+    expect(sample(atLeader, 'service_controller_warm_pods')).toBe((await warm()).length)
+    expect(sample(atLeader, 'service_controller_pods', { state: 'warm', phase: 'Running' })).toBeGreaterThanOrEqual(2)
+    expect(sample(atLeader, 'service_controller_reconcile_duration_seconds_count')).toBeGreaterThan(0)
+    const atStandby = (await get(standby, '/metrics')).body
+    expect(sample(atStandby, 'service_controller_leader')).toBe(0)
+    expect(sample(atStandby, 'service_controller_pods', { state: 'warm', phase: 'Running' })).toBe(0)
+    expect(await standby.stop()).toBe(0)
   })
 
   test('two replicas: one leads; when the leader dies the other takes the Lease and keeps the pool', async () => {

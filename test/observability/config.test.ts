@@ -2,10 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError, resolveConfig } from '../../service/config/mod.ts'
 
 describe('observability config', () => {
-  it('defaults - tracing off, runner server off', () => {
+  it('defaults - tracing off, runner and controller servers off, gateways ready with a runner', () => {
     const config = resolveConfig({}, {})
     expect(config.otel).toEqual({ service_name: 'agent-runtime', sampling_rate: 1 })
     expect(config.runner.http_port).toBeUndefined()
+    expect(config.controller.http_port).toBeUndefined()
+    expect(config.server.readiness).toBe('runner')
+  })
+
+  it('env - CONTROLLER_HTTP_PORT and SERVICE_READINESS win over the file', () => {
+    const config = resolveConfig({ controller: { http_port: 1 }, server: { readiness: 'runner' } }, { CONTROLLER_HTTP_PORT: '8081', SERVICE_READINESS: 'bus' })
+    expect(config.controller.http_port).toBe(8081)
+    expect(config.server.readiness).toBe('bus')
   })
 
   it('env - OTEL_ENDPOINT, OTEL_SERVICE_NAME, OTEL_SAMPLING_RATE and RUNNER_HTTP_PORT win over the file', () => {
@@ -24,6 +32,10 @@ describe('observability config', () => {
     [{ otel: { endpoint: '' } }, {}, 'otel.endpoint'],
     [{ otel: { exporter: 'grpc' } }, {}, 'otel.exporter: unknown key'],
     [{ runner: { http_port: 70_000 } }, {}, 'runner.http_port'],
+    [{ controller: { http_port: -1 } }, {}, 'controller.http_port'],
+    [{}, { CONTROLLER_HTTP_PORT: 'eighty' }, 'CONTROLLER_HTTP_PORT'],
+    [{ server: { readiness: 'nats' } }, {}, 'server.readiness'],
+    [{}, { SERVICE_READINESS: 'always' }, 'server.readiness'],
   ])('invalid - %j %j names %s', (doc, env, key) => {
     expect(() => resolveConfig(doc, env)).toThrow(ConfigError)
     expect(() => resolveConfig(doc, env)).toThrow(key)

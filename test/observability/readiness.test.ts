@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MemoryBus } from '../../bus/mod.ts'
 import { errorReply, okReply, subjects } from '../../contract/mod.ts'
-import { busReadiness, Readiness, type ReadinessChecks } from '../../observability/readiness.ts'
+import { BUS_READY, busConnectionReadiness, busReadiness, Readiness, RUNNER_READY, type ReadinessChecks } from '../../observability/readiness.ts'
 import { formatUptime } from '../../observability/uptime.ts'
 
 const quiet = { logger: { error: () => {} } }
@@ -18,7 +18,7 @@ describe('readiness', () => {
     const ok = { engine: true, pool: true }
     const down = { engine: true, pool: false }
     const probe = counting([down, ok, ok])
-    const readiness = new Readiness(probe.check, { okTtlMs: 5_000, failTtlMs: 1_000, now: () => now })
+    const readiness = new Readiness(probe.check, RUNNER_READY, { okTtlMs: 5_000, failTtlMs: 1_000, now: () => now })
     expect(await readiness.state()).toEqual({ ready: false, status: 'not_ready', checks: down })
     now = 999
     await readiness.state()
@@ -40,7 +40,7 @@ describe('readiness', () => {
     const readiness = new Readiness(() => {
       calls++
       return gate.promise
-    })
+    }, RUNNER_READY)
     const states = [readiness.state(), readiness.state(), readiness.state()]
     gate.resolve({ engine: true, pool: true })
     expect((await Promise.all(states)).map((state) => state.ready)).toEqual([true, true, true])
@@ -50,7 +50,7 @@ describe('readiness', () => {
   it('draining - not ready at once, with the last known checks, and no new check', async () => {
     let draining = false
     const probe = counting([{ engine: true, pool: true }])
-    const readiness = new Readiness(probe.check, { draining: () => draining, okTtlMs: 0 })
+    const readiness = new Readiness(probe.check, RUNNER_READY, { draining: () => draining, okTtlMs: 0 })
     expect((await readiness.state()).ready).toBe(true)
     draining = true
     expect(await readiness.state()).toEqual({ ready: false, status: 'draining', checks: { engine: true, pool: true } })
@@ -60,8 +60,34 @@ describe('readiness', () => {
   it('failure - a check that throws counts as both checks failing', async () => {
     const readiness = new Readiness(async () => {
       throw new Error('boom')
-    })
+    }, RUNNER_READY)
     expect(await readiness.state()).toEqual({ ready: false, status: 'not_ready', checks: { engine: false, pool: false } })
+  })
+
+  it.each([
+    // checks, runner policy (default), bus policy (server.readiness: bus, Kubernetes)
+    [{ engine: true, pool: true }, true, false],
+    [{ engine: true, pool: true, bus: true }, true, true],
+    [{ engine: false, pool: false, bus: true }, false, true],
+    [{ engine: true, pool: false, bus: true }, false, true],
+    [{ engine: false, pool: true, bus: true }, false, true],
+    [{ engine: true, pool: true, bus: false }, true, false],
+    [{ engine: false, pool: false, bus: false }, false, false],
+  ])('policy - %j: runner %s, bus %s', (checks, runner, bus) => {
+    expect(RUNNER_READY.ready(checks)).toBe(runner)
+    expect(BUS_READY.ready(checks)).toBe(bus)
+  })
+
+  it('policy - a failing check is never ready under either policy', () => {
+    expect(RUNNER_READY.ready(RUNNER_READY.failed)).toBe(false)
+    expect(BUS_READY.ready(BUS_READY.failed)).toBe(false)
+  })
+
+  it('bus policy - no runner at all (warm pool 0): ready, pool and engine shown false', async () => {
+    const bus = new MemoryBus(quiet)
+    const readiness = new Readiness(busConnectionReadiness(bus, 'p', 2_000), BUS_READY)
+    expect(await readiness.state()).toEqual({ ready: true, status: 'ready', checks: { bus: true, engine: false, pool: false } })
+    await bus.close()
   })
 
   it('bus - no runner: pool and engine false at once', async () => {

@@ -123,11 +123,12 @@ chart decides comes first; .Values.config is merged over it.
 {{- $runner := dict "max_sessions" 1 -}}
 {{- if gt (int $sandbox.probePort) 0 }}{{ $_ := set $runner "http_port" (int $sandbox.probePort) }}{{ end -}}
 {{- $chart := dict
-  "server" (dict "host" "0.0.0.0" "port" (int .Values.gateway.port))
+  "server" (dict "host" "0.0.0.0" "port" (int .Values.gateway.port) "readiness" "bus")
   "nats" (dict "url" (include "agent-runtime.natsUrl" .) "prefix" .Values.nats.prefix)
   "session" (dict "work_dir" "/sandbox/sessions" "marker_dir" "/sandbox/markers")
   "runner" $runner
   "controller" (dict
+    "http_port" (int .Values.controller.port)
     "pool" (include "agent-runtime.pool" .)
     "warm_pool" (int $sandbox.warmPool)
     "max_pods" (int $sandbox.maxPods)

@@ -25,8 +25,11 @@ describe('config slices - each part gets its own settings', () => {
 
   it('config slices - observabilitySettings: namespace, prefix, otel and the runner server', () => {
     const cases = [
-      { raw: {}, expected: { namespace: 'default', subjectPrefix: 'agent-runtime', httpPort: undefined, host: '127.0.0.1' } },
-      { raw: { namespace: 'n', nats: { prefix: 'p' }, runner: { http_port: 9090 }, server: { host: '0.0.0.0' } }, expected: { namespace: 'n', subjectPrefix: 'p', httpPort: 9090, host: '0.0.0.0' } },
+      { raw: {}, expected: { namespace: 'default', subjectPrefix: 'agent-runtime', httpPort: undefined, host: '127.0.0.1', readiness: 'runner' } },
+      {
+        raw: { namespace: 'n', nats: { prefix: 'p' }, runner: { http_port: 9090 }, server: { host: '0.0.0.0', readiness: 'bus' } },
+        expected: { namespace: 'n', subjectPrefix: 'p', httpPort: 9090, host: '0.0.0.0', readiness: 'bus' },
+      },
     ]
     for (const { raw, expected } of cases) {
       const config = resolveConfig(raw, {})
