@@ -85,6 +85,11 @@ export const ControllerConfigSchema = z.strictObject({
   claim_timeout: DurationMs('1m'),
   /** Full reconcile (and orphan sweep) at least this often, whatever the watches say. */
   resync_interval: DurationMs('30s'),
+  /**
+   * Port of the probe and metrics server: /healthz, /readyz, /metrics (0 = any free port; served by
+   * observability/controller-server.ts). Unset: no server. Env: CONTROLLER_HTTP_PORT. The chart sets 8081.
+   */
+  http_port: z.number().int().min(0).max(65535).optional(),
   leader_election: z
     .strictObject({
       enabled: z.boolean().default(true),

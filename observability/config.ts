@@ -28,13 +28,6 @@ export type OtelConfig = z.output<typeof OtelConfigSchema>
 export const RunnerHttpPort = z.number().int().min(0).max(65535).optional()
 
 /**
- * `controller.http_port`: in controller mode, the port of its probe and metrics
- * server: /healthz, /readyz, /metrics (0 = any free port). Unset: no server.
- * Env: CONTROLLER_HTTP_PORT. The chart sets 8081.
- */
-export const ControllerHttpPort = z.number().int().min(0).max(65535).optional()
-
-/**
  * `server.readiness`: what a gateway's GET /health/ready waits for.
  * `runner` (default): a runner answers on the bus and its agent CLI answers `--version`.
  * `bus`: the NATS connection only, for Kubernetes, where the controller makes

@@ -2,6 +2,6 @@
 export { startObservability } from './setup.ts'
 export type { Observability, ObservabilityOptions } from './setup.ts'
 export { Metrics } from './metrics.ts'
-export { ControllerHttpPort, GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from './config.ts'
+export { GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from './config.ts'
 export type { ObservabilitySettings, OtelConfig } from './config.ts'
 export { LOG_REDACT_PATHS, secretsOf, scrubber } from './redact.ts'

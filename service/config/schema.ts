@@ -4,7 +4,7 @@ import { ControllerConfigSchema } from '../../controller/config.ts'
 import { AuthConfigSchema } from '../../gateway/auth/config.ts'
 import { ChatConfigSchema } from '../../gateway/chat/config.ts'
 import { LimitsConfigSchema } from '../../gateway/limits/config.ts'
-import { ControllerHttpPort, GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
+import { GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
 import { EngineConfigSchema } from '../../runner/engine/config.ts'
 import { SandboxConfigSchema } from '../../runner/sandbox-exec/config.ts'
 import { WafConfigSchema } from '../../runner/waf/rules.ts'
@@ -101,10 +101,7 @@ export const ConfigSchema = z.strictObject({
   /** The chat-platform adapter (gateway/chat/README.md). */
   chat: ChatConfigSchema.prefault({}),
   /** The sandbox controller (controller/README.md); read by `agent-runtime controller` only. */
-  controller: ControllerConfigSchema.extend({
-    /** Controller mode: port of the probe and metrics server (observability/config.ts). */
-    http_port: ControllerHttpPort,
-  }).prefault({}),
+  controller: ControllerConfigSchema.prefault({}),
   /** The WAF on prompts and tool calls (runner/waf/README.md). */
   waf: WafConfigSchema.prefault({}),
   /** The kernel sandbox around each session's agent CLI (runner/sandbox-exec/). */

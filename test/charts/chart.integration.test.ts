@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { resolveConfig } from '../../service/config/mod.ts'
+import { ControllerConfigSchema } from '../../controller/config.ts'
 import { LABEL } from '../../controller/labels.ts'
 import { buildSandboxPod } from '../../controller/pod-spec.ts'
 import { CHART, find, helm, PRODUCTION_VALUES, render, validateManifest, type Manifest } from './render.ts'
@@ -260,6 +261,9 @@ describe('chart - probes and metrics', async () => {
     const { config } = sandboxPodOf(manifests)
     expect(config.controller.http_port).toBe(8081)
     expect(config.server.readiness).toBe('bus')
+    // The controller's own schema takes the chart's controller section as it is.
+    const raw = parseYaml(find(manifests, 'ConfigMap', '-agent-runtime-config').data['config.yaml'])
+    expect(ControllerConfigSchema.parse(raw.controller).http_port).toBe(8081)
     const rendered = await render({ set: ['controller.port=9200', 'controller.startupProbe.enabled=false'] })
     expect(sandboxPodOf(rendered).config.controller.http_port).toBe(9200)
     const container = find(rendered, 'Deployment', '-controller').spec.template.spec.containers[0]
