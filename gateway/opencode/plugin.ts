@@ -16,6 +16,7 @@ import { DocumentSessionStore, type OpencodeSessionStore } from './session-store
 import { configRoutes } from './routes/config.ts'
 import type { RouteContext } from './routes/context.ts'
 import { eventRoutes } from './routes/events.ts'
+import { instanceRoutes } from './routes/instance.ts'
 import { promptRoutes } from './routes/prompt.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { DEFAULT_PROJECT } from './session-info.ts'
@@ -102,6 +103,7 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
       auth: deps.auth ?? Boolean(process.env.SERVICE_API_KEY || process.env.SERVICE_API_KEYS),
       log,
     })
+    instanceRoutes(scope, { version: SERVICE_VERSION, workBase: deps.workBase, provider: DEFAULT_PROVIDER, model: DEFAULT_MODEL, agent: DEFAULT_AGENT, startedAt: now() })
   })
 }
 

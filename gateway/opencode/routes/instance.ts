@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify'
+import { DEFAULT_PROJECT } from '../session-info.ts'
+import type { Agent, ConfigProviders, PathInfo, Project, Provider, ProviderList } from '../schemas/instance.ts'
+
+export interface InstanceDeps {
+  version: string
+  /** The sandbox base (`session.work_dir`); `/` when the gateway does not know it. */
+  workBase: string | undefined
+  provider: string
+  model: string
+  agent: string
+  /** When the gateway started (the project's time). */
+  startedAt: number
+}
+
+/** Context window and output limit reported for the engine's model: Claude's, the engine being Claude Code. */
+const CONTEXT_TOKENS = 200_000
+const OUTPUT_TOKENS = 32_000
+
+/**
+ * The read-only routes an OpenCode client asks about the server it attaches to
+ * (`opencode attach` asks them all before it draws). They describe this
+ * service as it is: one provider and model (the engine, whose own model
+ * config decides), one agent that may use every tool (the CLI's permission
+ * mode rules), no project, no console, no background subagents. What the
+ * gateway cannot see (the CLI's MCP servers, the sandbox's git state, todos
+ * and file changes) has no route: 404, which the TUI tolerates.
+ */
+export function instanceRoutes(app: FastifyInstance, deps: InstanceDeps): void {
+  const base = deps.workBase ?? '/'
+  const provider = engineProvider(deps.provider, deps.model)
+  const defaults = { [deps.provider]: deps.model }
+
+  app.get('/global/health', async () => ({ healthy: true as const, version: deps.version }))
+  app.get('/path', async (): Promise<PathInfo> => ({ home: base, state: base, config: base, worktree: base, directory: base }))
+  app.get('/project/current', async (): Promise<Project> => ({ id: DEFAULT_PROJECT, worktree: base, time: { created: deps.startedAt, updated: deps.startedAt }, sandboxes: [] }))
+  app.get('/config/providers', async (): Promise<ConfigProviders> => ({ providers: [provider], default: defaults }))
+  app.get('/provider', async (): Promise<ProviderList> => ({ all: [provider], default: defaults, connected: [deps.provider] }))
+  app.get('/agent', async (): Promise<Agent[]> => [
+    {
+      name: deps.agent,
+      description: "Runs each prompt in the service's agent CLI; the tools it may use are the CLI's (engine.permission_mode, allowed_tools).",
+      mode: 'primary',
+      native: true,
+      permission: [{ permission: '*', pattern: '*', action: 'allow' }],
+      options: {},
+    },
+  ])
+  app.get('/experimental/capabilities', async () => ({ backgroundSubagents: false }))
+  app.get('/experimental/console', async () => ({ consoleManagedProviders: [], switchableOrgCount: 0 }))
+  // Nothing of these runs in the service: no slash commands, language servers or formatters, and the
+  // engine's provider needs no login (the service's API keys are the only credentials).
+  app.get('/command', async () => [])
+  app.get('/lsp', async () => [])
+  app.get('/formatter', async () => [])
+  app.get('/provider/auth', async () => ({}))
+}
+
+/** The engine as an OpenCode provider with one model: the one the engine is configured with. */
+function engineProvider(id: string, model: string): Provider {
+  const text = { text: true, audio: false, image: false, video: false, pdf: false }
+  return {
+    id,
+    name: 'Agent Runtime',
+    source: 'custom',
+    env: [],
+    options: {},
+    models: {
+      [model]: {
+        id: model,
+        providerID: id,
+        api: { id: model, url: '', npm: '' },
+        name: "The engine's model",
+        capabilities: { temperature: false, reasoning: true, attachment: false, toolcall: true, input: text, output: text, interleaved: false },
+        cost: { input: 0, output: 0, cache: { read: 0, write: 0 } },
+        limit: { context: CONTEXT_TOKENS, output: OUTPUT_TOKENS },
+        status: 'active',
+        options: {},
+        headers: {},
+        release_date: '',
+      },
+    },
+  }
+}
