@@ -18,6 +18,10 @@ import { defineConfig } from 'vitest/config'
 // them (KUBE_LOCAL=0 leaves it out); a failed bring-up fails its tests.
 // `k8s-cluster` exists only when KUBECONFIG names a real cluster: it installs
 // the chart there with real images (test/e2e/k8s-*.test.ts); without one it is absent.
+// `images` builds the gateway, controller and runner images with podman once
+// (global setup: scripts/images.sh build, from a base made with mmdebstrap) and
+// runs them (test/images/); a failed build fails its tests (IMAGES=0 leaves it out).
+const IMAGES = process.env.IMAGES !== '0' && process.platform === 'linux' && process.arch === 'x64'
 const KUBE_LOCAL =
   process.env.KUBE_LOCAL !== '0' &&
   process.platform === 'linux' &&
@@ -31,7 +35,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/kube-local/**', '**/*.integration.test.ts'], setupFiles: ['test/fixtures/unit-tier.ts'], isolate: false },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/kube-local/**', 'test/images/**', '**/*.integration.test.ts'], setupFiles: ['test/fixtures/unit-tier.ts'], isolate: false },
       },
       {
         extends: true,
@@ -48,6 +52,7 @@ export default defineConfig({
       ...(KUBE_LOCAL
         ? [{ extends: true, test: { name: 'k8s', include: ['test/kube-local/**/*.test.ts'], globalSetup: ['test/kube-local/global-setup.ts'], fileParallelism: false, testTimeout: 60_000, hookTimeout: 300_000 } }]
         : []),
+      ...(IMAGES ? [{ extends: true, test: { name: 'images', include: ['test/images/**/*.test.ts'], globalSetup: ['test/images/global-setup.ts'], fileParallelism: false, testTimeout: 120_000, hookTimeout: 600_000 } }] : []),
       ...(process.env.KUBECONFIG
         ? [{ extends: true, test: { name: 'k8s-cluster', include: ['test/e2e/k8s-*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } }]
         : []),

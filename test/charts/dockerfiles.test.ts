@@ -19,18 +19,34 @@ describe('dockerfiles - lint and conventions', () => {
     expect(problems.map((p) => p.code)).toEqual(expect.arrayContaining([ValidationCode.DUPLICATE_BUILD_STAGE_NAME, ValidationCode.FLAG_UNKNOWN_UNIT]))
   })
 
-  test.each(['Dockerfile.gateway', 'Dockerfile.runner'])('%s: no lint findings; multi-stage, base image as a build argument, production deps only, non-root', async (file) => {
+  test.each([
+    // file, its FROM lines, each image target's stage holding its node_modules
+    ['Dockerfile.gateway', ['FROM ${BASE_IMAGE} AS deps', 'FROM deps AS gateway-deps', 'FROM ${BASE_IMAGE} AS base', 'FROM base AS controller', 'FROM base AS gateway'], ['deps', 'gateway-deps']],
+    ['Dockerfile.runner', ['FROM ${BASE_IMAGE} AS deps', 'FROM ${BASE_IMAGE}'], ['deps']],
+  ])('%s: no lint findings; multi-stage, base image as a build argument, production deps only, non-root', async (file, froms, depsStages) => {
     const text = await readFile(path.join(ROOT, file), 'utf8')
     expect(validate(text)).toEqual([])
     const lines = instructions(text)
     expect(lines[0]).toMatch(/^ARG BASE_IMAGE=node:24-slim$/)
-    expect(lines.filter((l) => l.startsWith('FROM '))).toEqual(['FROM ${BASE_IMAGE} AS deps', 'FROM ${BASE_IMAGE}'])
+    expect(lines.filter((l) => l.startsWith('FROM '))).toEqual(froms)
     expect(lines).toContainEqual(expect.stringMatching(/^RUN npm ci --omit=dev /))
-    expect(lines).toContainEqual('COPY --from=deps /app/node_modules ./node_modules')
+    expect(lines.filter((l) => l.startsWith('COPY --from='))).toEqual(depsStages.map((stage) => `COPY --from=${stage} /app/node_modules ./node_modules`))
     const users = lines.filter((l) => l.startsWith('USER '))
-    expect(users).toEqual(['USER 10001:10001'])
+    expect(users).toEqual(depsStages.map(() => 'USER 10001:10001'))
     expect(lines.indexOf(users[0]!)).toBeGreaterThan(lines.findLastIndex((l) => l.startsWith('RUN ')))
     expect(lines).toContainEqual('ENTRYPOINT ["node", "/app/bin/agent-runtime.ts"]')
+  })
+
+  test('only the controller image gets the Kubernetes client (a peer dependency): the gateway and runner omit it', async () => {
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'))
+    expect(Object.keys(pkg.peerDependencies)).toEqual(['@kubernetes/client-node'])
+    expect(pkg.dependencies['@kubernetes/client-node']).toBeUndefined()
+    const gateway = instructions(await readFile(path.join(ROOT, 'Dockerfile.gateway'), 'utf8'))
+    expect(gateway).toContainEqual(expect.stringMatching(/^RUN npm prune --omit=dev --omit=peer /))
+    expect(gateway.at(-1)).toBe('CMD ["gateway"]')
+    expect(gateway[gateway.indexOf('FROM base AS controller') + 1]).toBe('COPY --from=deps /app/node_modules ./node_modules')
+    const runner = instructions(await readFile(path.join(ROOT, 'Dockerfile.runner'), 'utf8'))
+    expect(runner).toContainEqual(expect.stringMatching(/^RUN npm ci --omit=dev --omit=peer /))
   })
 
   test('the runner image carries the agent CLI at the dev dependency version', async () => {
