@@ -4,13 +4,14 @@
 #
 #   scripts/images.sh base     make (or reuse) the base image: a Debian rootfs from mmdebstrap,
 #                              cached as a tar, plus this machine's Node 24 binary and npm
-#   scripts/images.sh build    base, then the gateway, controller and runner images
+#   scripts/images.sh build    base, then the gateway, controller and runner images, and a NATS
+#                              image for testcontainers (Debian's nats-server)
 #   scripts/images.sh sizes    the images' sizes in bytes, one `name size` a line
 #   scripts/images.sh env      print `export CONTAINERS_CONF=…` (podman with runc, see below)
 #
 # Images (tag latest): agent-runtime-gateway, agent-runtime-controller (Dockerfile.gateway, targets
 # gateway and controller), agent-runtime-runner (Dockerfile.runner); the base is
-# localhost/agent-runtime/base:node24. Every command is idempotent; podman's layer cache makes a
+# localhost/agent-runtime/base:node24, the NATS one localhost/agent-runtime/nats:2.9. Every command is idempotent; podman's layer cache makes a
 # second build fast.
 #
 # podman runs with scripts/images/containers.conf (runc and explicit ulimits: crun fails here).
@@ -26,6 +27,7 @@ SUITE=${DEBIAN_SUITE:-bookworm}
 TAG=${IMAGE_TAG:-latest}
 ROOTFS_IMAGE=localhost/agent-runtime/debian:$SUITE
 BASE_IMAGE=localhost/agent-runtime/base:node24
+NATS_IMAGE=localhost/agent-runtime/nats:2.9
 export CONTAINERS_CONF=$ROOT/scripts/images/containers.conf
 CA_FILE=${BUILD_CA_FILE:-${NODE_EXTRA_CA_CERTS:-}}
 BUILD=(podman build --pull=never)
@@ -87,8 +89,19 @@ build_one() {
   log "$name:$TAG built in $((SECONDS - start)) s"
 }
 
+nats_image() {
+  has_image "$NATS_IMAGE" && return 0
+  need nats-server nats-server
+  local context=$CACHE/nats-context
+  rm -rf "$context"; mkdir -p "$context"
+  cp "$(command -v nats-server)" "$context/nats-server"
+  "${BUILD[@]}" --quiet --build-arg "BASE_ROOTFS=$ROOTFS_IMAGE" -f "$ROOT/scripts/images/nats.Containerfile" -t "$NATS_IMAGE" "$context" >/dev/null \
+    || die "building the NATS image failed"
+}
+
 build() {
   base
+  nats_image
   mkdir -p "$CACHE"
   build_one agent-runtime-gateway Dockerfile.gateway gateway
   build_one agent-runtime-controller Dockerfile.gateway controller

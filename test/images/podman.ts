@@ -8,24 +8,29 @@ import { inject } from 'vitest'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const IMAGES_SCRIPT = path.join(ROOT, 'scripts', 'images.sh')
 /** podman's settings for these machines (runc, explicit ulimits), as the script uses them. */
-const ENV = { ...process.env, CONTAINERS_CONF: path.join(ROOT, 'scripts', 'images', 'containers.conf') }
+export const PODMAN_ENV = { ...process.env, CONTAINERS_CONF: path.join(ROOT, 'scripts', 'images', 'containers.conf') }
+/** Debian's nats-server as an image (scripts/images.sh build): no registry is reachable here. */
+export const NATS_IMAGE = 'localhost/agent-runtime/nats:2.9'
 
 export interface ImagesBuild {
   seconds: number
   log: string
   /** Why the build failed; absent when it worked. */
   error?: string
+  /** podman's Docker API, for testcontainers (DOCKER_HOST). */
+  dockerHost?: string
 }
 
 /** Throws the build's failure (in beforeAll: every test of the file fails with it). */
-export function requireImages(): void {
+export function requireImages(): ImagesBuild {
   const build = inject('imagesBuild')
   if (build.error !== undefined) throw new Error(build.error)
+  return build
 }
 
 export async function podman(args: string[]): Promise<string> {
   try {
-    const { stdout } = await promisify(execFile)('podman', args, { env: ENV, maxBuffer: 16 * 1024 * 1024 })
+    const { stdout } = await promisify(execFile)('podman', args, { env: PODMAN_ENV, maxBuffer: 16 * 1024 * 1024 })
     return stdout
   } catch (err) {
     const e = err as { stderr?: string; message: string }
