@@ -5,12 +5,13 @@ import type { ApiKeys } from './keys.ts'
  *
  * | surface | carriers |
  * |---|---|
- * | REST and SSE | `Authorization: Bearer <key>`, `X-API-Key: <key>` |
+ * | REST and SSE | `Authorization: Bearer <key>`, `X-API-Key: <key>`, `Authorization: Basic` of user `opencode` with the key as password |
  * | WebSocket handshake | `X-API-Key: <key>`, `?api_key=<key>` |
  *
- * Anything else is not a carrier and is ignored (an `Authorization` header
- * of another scheme, say Basic from a proxy, or `api_key` in a REST query,
- * which would land in access logs).
+ * Basic is what OpenCode's own clients send (`opencode attach --password`,
+ * user `opencode` by default, as OpenCode's server expects). Anything else is
+ * not a carrier and is ignored (Basic of another user, say from a proxy, or
+ * `api_key` in a REST query, which would land in access logs).
  */
 export type Surface = 'http' | 'websocket'
 export type Carrier = 'authorization' | 'x-api-key' | 'api_key'
@@ -38,6 +39,18 @@ export function headerValues(rawHeaders: readonly string[]): Record<string, stri
 }
 
 const BEARER = /^Bearer(?:\s+(.*))?$/i
+const BASIC = /^Basic\s+([A-Za-z0-9+/]+=*)$/i
+/** The user OpenCode's clients send with Basic auth unless told otherwise (`OPENCODE_SERVER_USERNAME`). */
+const OPENCODE_USER = 'opencode'
+
+/** The password of `Basic base64(opencode:<password>)`; undefined for any other Basic credential. Pure. */
+export function opencodeBasicPassword(authorization: string): string | undefined {
+  const basic = BASIC.exec(authorization)
+  if (!basic) return undefined
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  return colon >= 0 && decoded.slice(0, colon) === OPENCODE_USER ? decoded.slice(colon + 1) : undefined
+}
 
 /** Every key value the request presents on the surface's carriers. Pure. */
 export function presentedKeys(surface: Surface, headers: Headers, query: unknown): Presented[] {
@@ -50,6 +63,8 @@ export function presentedKeys(surface: Surface, headers: Headers, query: unknown
     for (const one of Array.isArray(authorization) ? authorization : authorization === undefined ? [] : [authorization]) {
       const bearer = BEARER.exec(one.trim())
       if (bearer) add('authorization', bearer[1] ?? '')
+      const password = opencodeBasicPassword(one.trim())
+      if (password !== undefined) add('authorization', password)
     }
   }
   add('x-api-key', headers['x-api-key'])
@@ -103,7 +118,7 @@ export function authenticate(keys: ApiKeys, presented: readonly Presented[]): Au
 
 /** The 401 message: says what to send, never echoes what was sent. */
 export function unauthorizedMessage(surface: Surface, reason: AuthRefusal): string {
-  const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key> or X-API-Key: <key>'
+  const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key> or X-API-Key: <key> (OpenCode clients: --password <key>)'
   if (reason === 'missing') return `an API key is required: send it with ${how}`
   if (reason === 'tenants') return `the request carries API keys of different tenants; send the keys of one tenant with ${how}`
   if (reason === 'repeated') return `the request carries different API keys in one place (a repeated header or parameter); send one key with ${how}`

@@ -17,6 +17,7 @@ import { opencodeCli } from '../fixtures/opencode-cli.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
 
 const run = promisify(execFile)
+const API_KEY = 'tui-test-key'
 const tmux = (...args: string[]) => run('tmux', args).then((out) => out.stdout)
 
 interface Asked {
@@ -50,13 +51,14 @@ describe('opencode tui - `opencode attach` against the service', () => {
 
   beforeAll(async () => {
     const opencode = await opencodeCli()
-    stack = await startStack()
+    // With an API key on, given to the TUI as OpenCode's own server takes it (Basic, user opencode).
+    stack = await startStack({ auth: { api_keys: [API_KEY] } })
     proxy = await recordingProxy(stack.url, asked)
     home = mkdtempSync(join(tmpdir(), 'opencode-tui-'))
     const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
     // A HOME of its own, offline; the pane stays after the TUI exits so a crash is seen on screen.
     const env = [`HOME=${home}`, `XDG_CONFIG_HOME=${home}/.config`, `XDG_DATA_HOME=${home}/.local/share`, `XDG_CACHE_HOME=${home}/.cache`, `XDG_STATE_HOME=${home}/.local/state`, 'OPENCODE_DISABLE_MODELS_FETCH=1', 'OPENCODE_DISABLE_AUTOUPDATE=1', 'TERM=xterm-256color']
-    await tmux('new-session', '-d', '-s', pane, '-x', '160', '-y', '45', '-c', home, `env ${env.join(' ')} ${opencode} attach ${url}; echo "opencode exited: $?"; sleep 600`)
+    await tmux('new-session', '-d', '-s', pane, '-x', '160', '-y', '45', '-c', home, `env ${env.join(' ')} ${opencode} attach ${url} --password ${API_KEY}; echo "opencode exited: $?"; sleep 600`)
   }, 300_000) // the first run installs the CLI
   afterAll(async () => {
     await tmux('kill-session', '-t', pane).catch(() => '')
@@ -85,6 +87,8 @@ describe('opencode tui - `opencode attach` against the service', () => {
     // The prompt went through the session routes, and the TUI followed the event stream.
     const routes = asked.map((a) => `${a.method} ${a.path.replace(/ses_\w+/, '{id}')} ${a.status}`)
     expect(routes).toEqual(expect.arrayContaining(['POST /session 200', 'POST /session/{id}/message 200', 'GET /global/event 200']))
+    // Every request carried the key: nothing was refused.
+    expect(asked.filter((a) => a.status === 401)).toEqual([])
     // Every route it needs to start answered.
     for (const path of ['/path', '/project/current', '/config/providers', '/provider', '/agent', '/experimental/capabilities', '/experimental/console']) {
       expect(asked.find((a) => a.path === path)?.status, path).toBe(200)
