@@ -114,6 +114,11 @@ describe('images - built by scripts/images.sh, run by podman', () => {
     stops.push(gateway.stop)
     const url = `http://127.0.0.1:${gatewayPort}`
     await answers(`${url}/health/ready`, gateway.logs)
+    // The web console is built into the image: its page and its bundle are served.
+    const page = await fetch(`${url}/`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('<script')
+    expect((await fetch(`${url}/console/app.js`)).status).toBe(200)
     const client = await WsClient.connect(`ws://127.0.0.1:${gatewayPort}/ws/v1/agent`)
     stops.push(() => client.close())
     client.send({ type: 'execute', session_id: 'image-session', prompt: 'hello from the images', request_id: 'r1' })
