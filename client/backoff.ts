@@ -30,12 +30,3 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, retryAfterMs?
   const jittered = Math.round(doubled / 2 + (doubled / 2) * random)
   return Math.max(jittered, retryAfterMs ?? 0)
 }
-
-/** A Retry-After header (seconds or an HTTP date) in ms from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(header: string | string[] | undefined, now: number): number | undefined {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim()
-  if (value === undefined || value === '') return undefined
-  if (/^\d+$/.test(value)) return Number(value) * 1000
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
-}

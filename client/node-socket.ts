@@ -1,6 +1,6 @@
 import WebSocket from 'ws'
 import { isErrorCode } from '../contract/errors.ts'
-import { parseRetryAfter } from './backoff.ts'
+import { parseRetryAfter } from '../contract/retry-after.ts'
 import { HandshakeError, type OpenSocket } from './transport.ts'
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import { ChatError } from './errors.ts'
-import { isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry.ts'
+import { parseRetryAfter } from '../../contract/retry-after.ts'
+import { isRetryableStatus, retryDelayMs } from './retry.ts'
 import { AccessTokenCache, type FetchedToken } from './token-cache.ts'
 import { AccessTokenResponse, BATCH_SEND_PATH, TOKEN_HEADER, TOKEN_PATH, type AccessTokenRequest, type SendBody } from './wire.ts'
 

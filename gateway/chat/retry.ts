@@ -17,12 +17,3 @@ export function retryDelayMs(attempt: number, baseMs: number, retryAfterMs?: num
   const exponential = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** (attempt - 1))
   return Math.max(exponential, Math.min(MAX_RETRY_DELAY_MS, retryAfterMs ?? 0))
 }
-
-/** A Retry-After header (seconds or an HTTP date) in milliseconds from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(header: string | null | undefined, now: number): number | undefined {
-  if (header === null || header === undefined || header.trim() === '') return undefined
-  const value = header.trim()
-  if (/^\d+$/.test(value)) return Number(value) * 1000
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
-}
