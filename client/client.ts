@@ -1,4 +1,5 @@
 import { ServiceError } from '../contract/errors.ts'
+import type { ClientFrame } from '../contract/frames.ts'
 import { isTurnEnd, ServiceEventSchema, type ServiceEvent } from '../contract/events.ts'
 import type { Stats } from '../contract/stats.ts'
 import { DEFAULT_RETRY, FATAL_CODES, RETRYABLE_CODES, retryDelayMs, type RetryPolicy } from './backoff.ts'
@@ -30,7 +31,8 @@ type Pending =
   | { kind: 'turn'; frame: Frame; sessionId: string; queue: EventQueue<ServiceEvent>; attempts: number; sent: boolean; started: boolean }
   | { kind: 'reply'; frame: Frame; answer: 'stats' | 'version' | 'stopped'; resolve: (event: ServiceEvent) => void; reject: (err: Error) => void; attempts: number; sent: boolean }
 
-type Frame = { type: string; request_id: string; session_id?: string; [field: string]: unknown }
+/** The frames this client sends (contract/frames.ts), each with its own request id. */
+type Frame = Extract<ClientFrame, { type: 'execute' | 'stop' | 'stats' | 'version' | 'attach' }> & { request_id: string }
 
 /**
  * A client of the native WebSocket protocol. One connection carries every

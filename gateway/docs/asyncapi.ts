@@ -1,13 +1,13 @@
 import { Events, type EventName } from '../../contract/events.ts'
 import { SERVICE_VERSION } from '../../contract/version.ts'
 import { isClientVisible } from '../native/ws/dialect.ts'
-import { ClientFrames } from '../native/ws/frames.ts'
+import { ClientFrames } from '../../contract/frames.ts'
 import { WS_PATH } from '../native/ws/route.ts'
 import { toJsonSchema } from './json-schema.ts'
 
 /**
  * The AsyncAPI 3.0 document of the native WebSocket (`GET /asyncapi.json`): the frames a client
- * sends (gateway/native/ws/frames.ts) and the events it receives (contract/events.ts), each
+ * sends (contract/frames.ts) and the events it receives (contract/events.ts), each
  * message's payload the JSON Schema of the zod schema that validates or types it. Pure.
  */
 export function asyncApiDocument(): Record<string, unknown> {

@@ -1,15 +1,7 @@
-import { z } from 'zod'
 import { ServiceError } from '../../contract/mod.ts'
 
 /**
- * The last sequence of a session a client saw: it is sent what came after,
- * then the live events. In a frame (`execute`, `session_start`, `attach`) a
- * JSON number.
- */
-export const LastSeq = z.number().int().min(0)
-
-/**
- * The same in text (the WebSocket URL's `?last_seq=`, SSE's `Last-Event-ID`):
+ * The last sequence a client saw (contract/frames.ts `LastSeq`) in text (the WebSocket URL's `?last_seq=`, SSE's `Last-Event-ID`):
  * up to 15 digits, nothing else; absent is undefined. Anything else is a
  * BAD_REQUEST naming `what` was wrong, never silently a replay from the start. Pure.
  */

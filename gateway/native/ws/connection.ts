@@ -7,7 +7,8 @@ import type { Runners } from '../../runners.ts'
 import type { SessionHub } from '../../session-hub.ts'
 import { handOffTurn } from '../../turns/hand-off.ts'
 import { isClientVisible, serverConnected, toQuickstart, type Dialect } from './dialect.ts'
-import { frameRequestId, parseFrame, type ClientFrame } from './frames.ts'
+import type { ClientFrame } from '../../../contract/frames.ts'
+import { frameRequestId, parseFrame } from './frames.ts'
 
 export interface ConnectionDeps {
   runners: Runners

@@ -2,7 +2,7 @@ import { Parser } from '@asyncapi/parser'
 import { describe, expect, it } from 'vitest'
 import { Events } from '../../../contract/events.ts'
 import { asyncApiDocument } from '../../../gateway/docs/asyncapi.ts'
-import { ClientFrames } from '../../../gateway/native/ws/frames.ts'
+import { ClientFrames } from '../../../contract/frames.ts'
 
 const parser = new Parser()
 

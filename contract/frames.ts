@@ -1,0 +1,46 @@
+import { z } from 'zod'
+import { RequestId } from './events.ts'
+import { SessionId } from './commands.ts'
+
+/**
+ * The last sequence of a session a client saw: it is sent what came after,
+ * then the live events. In a frame (`execute`, `session_start`, `attach`) a
+ * JSON number; as text (a URL's `?last_seq=`, SSE's `Last-Event-ID`) the
+ * gateway reads it with gateway/native/last-seq.ts.
+ */
+export const LastSeq = z.number().int().min(0)
+
+/**
+ * Frames a client sends on /ws/v1/agent: the native requests (spec §2.3) and
+ * the quick-start dialect (`session_start`, then `prompt`).
+ */
+const Common = { request_id: RequestId.optional() }
+
+export const ClientFrames = {
+  execute: z.object({
+    type: z.literal('execute'),
+    ...Common,
+    session_id: SessionId.optional(),
+    last_seq: LastSeq.optional(),
+    prompt: z.string().min(1, 'prompt must not be empty'),
+    instructions: z.string().optional(),
+    work_dir: z.string().optional(),
+  }),
+  stop: z.object({ type: z.literal('stop'), ...Common, session_id: SessionId, reason: z.string().optional() }),
+  stats: z.object({ type: z.literal('stats'), ...Common, session_id: SessionId }),
+  version: z.object({ type: z.literal('version'), ...Common }),
+  /** Follow a session's events without sending it anything (a client resuming after a reconnect). */
+  attach: z.object({ type: z.literal('attach'), ...Common, session_id: SessionId, last_seq: LastSeq.optional() }),
+  session_start: z.object({
+    type: z.literal('session_start'),
+    ...Common,
+    session_id: SessionId.optional(),
+    last_seq: LastSeq.optional(),
+    work_dir: z.string().optional(),
+    instructions: z.string().optional(),
+  }),
+  prompt: z.object({ type: z.literal('prompt'), ...Common, content: z.string().min(1, 'content must not be empty') }),
+}
+
+export type ClientFrame = { [K in keyof typeof ClientFrames]: z.output<(typeof ClientFrames)[K]> }[keyof typeof ClientFrames]
+export type FrameType = ClientFrame['type']
