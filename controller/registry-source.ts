@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { RegistryConflictError, type RegistryChange, type SessionRecord, type SessionRegistry } from '../state/mod.ts'
+import { RegistryConflictError, type RegistryChange, type RunnerLeases, type SessionRecord, type SessionRegistry } from '../state/mod.ts'
 import type { SandboxErrorCode, SessionEvents } from './events.ts'
 import type { DesiredSession, SessionSource } from './sessions.ts'
 
@@ -61,10 +61,13 @@ export function registrySessionSource(registry: SessionRegistry, log: Logger): S
 export class RegistrySessionEvents implements SessionEvents {
   readonly #registry: SessionRegistry
   readonly #fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<void>
+  readonly #leases: RunnerLeases | undefined
 
-  constructor(registry: SessionRegistry, fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<void>) {
+  /** With `leases`, a release also drops the dead pod's runner lease, so no one waits for it to lapse before taking the session. */
+  constructor(registry: SessionRegistry, fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<void>, leases?: RunnerLeases) {
     this.#registry = registry
     this.#fail = fail
+    this.#leases = leases
   }
 
   fail(sessionId: string, code: SandboxErrorCode, message: string): Promise<void> {
@@ -72,6 +75,8 @@ export class RegistrySessionEvents implements SessionEvents {
   }
 
   async release(sessionId: string, runnerId: string): Promise<void> {
+    // Released only for pods that finished or are gone: their runner renews nothing any more.
+    await this.#leases?.release(runnerId)
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.#registry.get(sessionId)
       if (current === undefined || current.value.owner !== runnerId) return

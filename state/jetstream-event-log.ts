@@ -98,14 +98,20 @@ export class JetStreamEventLog implements EventLog {
   async lastSeq(sessionId: string): Promise<number> {
     // getMessage answers null for "no message"; any other failure must not pass for an empty session.
     const last = await this.#jsm.streams.getMessage(this.#stream, { last_by_subj: this.#subjects.events(sessionId) })
-    return last ? (parseEvent(last.string()).seq ?? 0) : 0
+    if (!last) return 0
+    const seq = parseEvent(last.string()).seq
+    if (seq !== undefined) return seq
+    // The newest is unnumbered (the controller's SANDBOX_* error, a live-only event): the numbered
+    // ones before it say where the session's sequence stands. Only a takeover after such an event reads them.
+    return (await this.read(sessionId, 0)).at(-1)?.seq ?? 0
   }
 
   async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
     const subject = this.#subjects.events(sessionId)
     const last = await this.#jsm.streams.getMessage(this.#stream, { last_by_subj: subject })
-    // Nothing after the sequence asked for: no need to read the session's events.
-    if (!last || (parseEvent(last.string()).seq ?? 0) <= afterSeq) return []
+    // Nothing after the sequence asked for: no need to read the session's events (an unnumbered newest one says nothing).
+    const lastSeq = last ? parseEvent(last.string()).seq : 0
+    if (lastSeq !== undefined && lastSeq <= afterSeq) return []
     const consumer = await this.#js.consumers.get(this.#stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All })
     const bySeq = new Map<number, ServiceEvent>()
     const messages = await consumer.consume({ max_messages: 1_000 })
@@ -113,7 +119,7 @@ export class JetStreamEventLog implements EventLog {
       for await (const msg of messages) {
         const event = parseEvent(msg.string())
         if (event.seq !== undefined && event.seq > afterSeq) bySeq.set(event.seq, event)
-        if (msg.seq >= last.seq || msg.info.pending === 0) break
+        if (msg.seq >= (last?.seq ?? 0) || msg.info.pending === 0) break
       }
     } finally {
       await messages.close()
