@@ -28,6 +28,7 @@ export const ErrorCodes = {
   UNAUTHORIZED: { status: 401, summary: 'the API key is missing or not one of the configured keys' },
   FORBIDDEN_ORIGIN: { status: 403, summary: 'a browser Origin that is not in SERVICE_ALLOWED_ORIGINS' },
   ROUTE_NOT_FOUND: { status: 404, summary: 'no route has this method and path' },
+  CONSOLE_NOT_BUILT: { status: 503, summary: 'the web console\'s script is not built: run `npm run build` (npm start does), then restart the service' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'the body or WebSocket frame is larger than the configured limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'the body has a Content-Type this route does not read' },
   UPGRADE_REQUIRED: { status: 426, summary: 'a plain HTTP request to the WebSocket route' },

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { ServiceError } from '../../contract/mod.ts'
 import { OPEN_ROUTE } from '../route-config.ts'
 
 /**
@@ -28,14 +29,15 @@ const FILES = [
 ]
 
 /** Registers the console's files, read once here; without the bundle the page says how to build it. */
-export async function registerConsole(app: FastifyInstance): Promise<void> {
-  const missing = (await readFile(new URL('dist/app.js', CONSOLE_DIR)).then(() => false, () => true))
+export async function registerConsole(app: FastifyInstance, dir: URL = CONSOLE_DIR): Promise<void> {
+  const missing = await readFile(new URL('dist/app.js', dir)).then(() => false, () => true)
   for (const { url, file, type } of FILES) {
-    const body = await readFile(new URL(file, CONSOLE_DIR)).catch(() => undefined)
+    const body = await readFile(new URL(file, dir)).catch(() => undefined)
     app.get(url, { config: OPEN_ROUTE }, async (_request, reply: FastifyReply) => {
       reply.headers(SECURITY_HEADERS)
-      if (missing && url === '/') return reply.code(503).type('text/plain; charset=utf-8').send('The web console is not built: run `npm run build` (npm start does), then restart the service.\n')
-      if (body === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('not found\n')
+      // In the service's error shape, like every other answer of its own routes.
+      if (missing && url === '/') throw new ServiceError('CONSOLE_NOT_BUILT', 'the web console is not built: run `npm run build` (npm start does), then restart the service')
+      if (body === undefined) throw new ServiceError('ROUTE_NOT_FOUND', `the web console has no ${file} (run \`npm run build\`)`)
       return reply.type(type).send(body)
     })
   }
