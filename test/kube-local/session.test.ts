@@ -143,7 +143,7 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
     await until(async () => (await warmWithRunner()).length === 2, () => `refilled\n${output()}`, 60_000)
   })
 
-  test('an evicted pod mid-turn: SANDBOX_LOST reaches the WebSocket client, the pod loses its process, the session its owner and the pod its lease', async () => {
+  test('an evicted pod mid-turn: SANDBOX_LOST reaches the WebSocket client, the pod loses its process, the session its owner and the pod its lease; the next execute is placed again', async () => {
     const first = (await ownerOf('k8s-1'))!
     client.send({ type: 'execute', request_id: 2, session_id: 'k8s-1', prompt: 'sleep: 60' })
     await turnEvent('k8s-1', 2, (event) => event === 'tool_use')
@@ -154,6 +154,12 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
     await until(() => pods.get(first)?.stoppedBecause !== undefined, 'the evicted pod lost its process', 10_000)
     await until(async () => (await state.leases.get(first)) === undefined, () => `the dead pod's lease dropped\n${output()}`, 10_000)
     await until(async () => (await ownerOf('k8s-1')) !== first, () => `the owner released\n${output()}`, 10_000)
+    // The next execute is placed again, on another pod.
+    client.send({ type: 'execute', request_id: 3, session_id: 'k8s-1', prompt: 'tool: echo again' })
+    const again = await turnEvent('k8s-1', 3, (event) => event === 'completed' || event === 'error').catch((err: Error) => {
+      throw new Error(`${err.message}\n${output()}`)
+    })
+    if (again.event !== 'completed') throw new Error(`the next execute: ${JSON.stringify(again)}\n${output()}`)
     client.send({ type: 'close', request_id: 4, session_id: 'k8s-1' })
   })
 
