@@ -97,6 +97,10 @@ export class LeaseKeeper {
   async #renew(): Promise<void> {
     const { leases, runnerId, maxSessions } = this.#options
     const sent = Date.now()
+    // Sent past the last-chance deadline with no fence run yet: the process was frozen and its renewal
+    // timer ran first on thaw. The lease may have lapsed and another runner taken the sessions, and this
+    // renewal would land before the CLIs' buffered output is read (holds() would then say yes): fence first.
+    if (this.#lastRenewed > 0 && sent - this.#lastRenewed >= this.#options.ttlMs * LAST_CHANCE_SHARE) this.#fenceDue(true)
     this.#inFlight++
     try {
       await leases.renew({ runner_id: runnerId, host: os.hostname(), pid: process.pid, sessions: this.#options.sessions(), max_sessions: maxSessions, renewed_at: sent })

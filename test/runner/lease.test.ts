@@ -96,6 +96,15 @@ describe('lease keeper', () => {
     expect(losses).toBe(1)
   })
 
+  it('lease - thawed past its deadline with the renewal timer first: fenced before the renewal lands, then standing again', async () => {
+    // The clock jumps; the renewal timer is the first thing to run, and its answer comes back at once.
+    vi.setSystemTime(Date.now() + TTL_MS)
+    await vi.advanceTimersToNextTimerAsync()
+    expect(losses).toBe(1)
+    expect(renewals).toBe(1)
+    expect(keeper.standing).toBe(true)
+  })
+
   it('lease - a stall past 3/4 of the TTL but short of 9/10: holds() renews at once, and that renewal saves the lease', async () => {
     // A stalled loop: the clock moves, no timer runs.
     vi.setSystemTime(Date.now() + TTL_MS * 0.8)
