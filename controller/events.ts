@@ -1,5 +1,4 @@
 import type { ErrorCode } from '../contract/mod.ts'
-import type { Logger } from 'pino'
 
 /** Codes of the session errors the controller raises (entries of the contract's error registry). */
 export type SandboxErrorCode = Extract<ErrorCode, 'SANDBOX_NOT_READY' | 'SANDBOX_LOST'>
@@ -29,19 +28,5 @@ export class MemorySessionEvents implements SessionEvents {
   }
   async release(sessionId: string, runnerId: string): Promise<void> {
     this.releases.push({ sessionId, runnerId })
-  }
-}
-
-/** Logs only: what the controller mode uses until the registry and bus are wired in. */
-export class LogSessionEvents implements SessionEvents {
-  readonly #log: Logger
-  constructor(log: Logger) {
-    this.#log = log
-  }
-  async fail(sessionId: string, code: SandboxErrorCode, message: string): Promise<void> {
-    this.#log.warn({ session_id: sessionId, code }, `session error not delivered (no session events wired): ${message}`)
-  }
-  async release(sessionId: string, runnerId: string): Promise<void> {
-    this.#log.info({ session_id: sessionId, runner_id: runnerId }, 'session release not delivered (no registry wired)')
   }
 }

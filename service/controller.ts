@@ -5,7 +5,6 @@ import {
   ClientNodeKubeApi,
   Controller,
   loadKubeConfig,
-  LogSessionEvents,
   publishSessionError,
   RegistrySessionEvents,
   registrySessionSource,
@@ -35,7 +34,7 @@ export interface ControllerWiring {
 /**
  * `agent-runtime controller`: the sandbox controller, serving demand over the
  * bus. Without wiring it reads the session registry of `state.*` and releases
- * owners there; session errors are only logged until `wiring.events` is given.
+ * owners there, and publishes session errors on the session's event subject.
  * With `controller.http_port` it serves /healthz, /readyz and /metrics.
  * Closes the bus when stopped.
  */
@@ -56,10 +55,9 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
       const state = await openServiceState(bus, config, logger)
       closeState = () => state.close()
       sessions ??= registrySessionSource(state.registry, logger)
-      const logged = new LogSessionEvents(logger)
       const publish = publishSessionError(bus, state.registry, config.nats.prefix)
       events ??= new RegistrySessionEvents(state.registry, async (id, code, message) => {
-        await logged.fail(id, code, message)
+        logger.warn({ session_id: id, code }, `session error sent to the session's clients: ${message}`)
         await publish(id, code, message)
       }, state.leases)
     }
