@@ -6,6 +6,7 @@
 
 /** One thing the CLI said, already understood. */
 export type EngineOutput =
+  /** The CLI's own conversation id, model and version, once known; the runner keeps the id to resume the conversation with. */
   | { kind: 'init'; cliSessionId?: string; model?: string; version?: string }
   | { kind: 'thinking'; text: string; messageId?: string }
   | { kind: 'text'; text: string; messageId?: string }
@@ -44,8 +45,15 @@ export interface TurnResult {
 export interface EngineStartOptions {
   /** The sandbox directory; the CLI runs there. */
   cwd: string
-  /** The CLI's own conversation id (a UUID). */
+  /** The service's id for the CLI's conversation (a UUID derived from the session id). */
   cliSessionId: string
+  /**
+   * The id the CLI itself gave the conversation, as an earlier process of the
+   * session reported it (`init.cliSessionId`), when that differs from
+   * `cliSessionId`: CLIs that name their own conversations (a Codex thread, an
+   * ACP session, an OpenCode session) resume this one.
+   */
+  conversationId?: string | undefined
   /** Continue the CLI's stored conversation instead of starting it. */
   resume: boolean
   appendSystemPrompt?: string

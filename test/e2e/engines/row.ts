@@ -1,0 +1,41 @@
+/**
+ * One row of the engine conformance suite (conformance.test.ts): a real agent
+ * CLI, run offline against a fake of its provider's API that follows the
+ * shared script (test/fakes/model-script.ts). Adding an engine means adding a
+ * row; every row runs the same scenarios with the same assertions.
+ */
+
+/** An `engines:` entry of the service's config (runner/engine/config.ts). */
+export interface NamedEngineConfig {
+  name: string
+  type: string
+  command: string
+  args?: string[]
+  env?: Record<string, string>
+  model?: string
+  [option: string]: unknown
+}
+
+/** The CLI and its fake, running. */
+export interface EngineFixture {
+  /** The `engines:` entry that runs this CLI against the fake (its env holds a private HOME). */
+  config: NamedEngineConfig
+  /** Whether the model was sent this text in any request (a prompt, a tool result, a WAF reason). */
+  modelSaw(text: string): boolean
+  stop(): Promise<void>
+}
+
+export interface EngineRow {
+  /** The engine's name in the config, and the row's name in the test output. */
+  name: string
+  setup(): Promise<EngineFixture>
+  /** What this CLI shows of a turn; the suite asserts exactly these. */
+  shows: {
+    /** The CLI prints the model's thinking (Gemini's headless output, say, does not). */
+    thinking: boolean
+    /** The tool's output reaches the client in tool_result (Gemini over ACP sends none). */
+    toolOutput: boolean
+    /** The CLI reports a cost in dollars. */
+    cost: boolean
+  }
+}
