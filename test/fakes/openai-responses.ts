@@ -1,0 +1,253 @@
+/**
+ * A fake OpenAI Responses API, faithful to what the real Codex CLI (0.169.0)
+ * and codex-acp send and accept (../shared/reference/codex/): `POST
+ * {base}/v1/responses` with `stream: true` answered as SSE (`event:` + `data:`
+ * frames: response.created, response.in_progress, output items with their
+ * deltas, response.output_item.done with the whole item, response.completed
+ * with usage); 404 for anything else. What it answers follows the shared
+ * script (model-script.ts); the shell tool call is `exec_command {cmd}`.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { roughTokens, scriptStep, textPieces, type ScriptInput, type ScriptStep } from './model-script.ts'
+
+/** One HTTP request the fake received, body already parsed (undefined if not JSON). */
+export interface RecordedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  body: any
+  receivedAt: number
+  /** True when the client went away before the answer was complete (an interrupt). */
+  disconnected: boolean
+}
+
+export interface FakeResponses {
+  /** Base URL the CLI's provider `base_url` takes, with the `/v1` path: `http://127.0.0.1:PORT/v1`. */
+  url: string
+  /** Every request, in arrival order. */
+  requests: RecordedRequest[]
+  /** Only the `POST /v1/responses` requests. */
+  responseRequests(): RecordedRequest[]
+  /** Whether any model request carried `text` in one of its input strings (a prompt, a tool output, a denial reason). */
+  saw(text: string): boolean
+  /** Make the next model request fail with `status` and an OpenAI error body. */
+  failNext(status: number): void
+  stop(): Promise<void>
+}
+
+type Item = { type?: unknown; role?: unknown; content?: unknown; output?: unknown; [key: string]: unknown }
+
+/** A whole block the CLI adds as a user message (`<environment_context>…</environment_context>`, `<turn_aborted>…`), not the user's words. */
+const CONTEXT_BLOCK = /^\s*<([a-z_]+)>[\s\S]*<\/\1>\s*$/
+
+function textsOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content]
+  if (!Array.isArray(content)) return []
+  return content
+    .filter((part): part is { text: string } => typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string')
+    .map((part) => part.text)
+}
+
+/** The user's own words in a user message: its last text that is not a context block; undefined for context-only messages. */
+function promptOf(item: Item): string | undefined {
+  return textsOf(item.content)
+    .filter((text) => !CONTEXT_BLOCK.test(text))
+    .at(-1)
+}
+
+/** A `function_call_output`'s output: text, or a list of content parts. */
+function outputText(output: unknown): string {
+  return typeof output === 'string' ? output : textsOf(output).join('\n')
+}
+
+/**
+ * The conversation of one Responses request as the shared script reads it:
+ * prompts from `input` user messages (developer messages and context blocks
+ * left out), tool results from the `function_call_output` items after the last prompt.
+ */
+export function scriptInputOf(body: any): ScriptInput {
+  const items: Item[] = Array.isArray(body?.input) ? body.input.filter((i: unknown) => typeof i === 'object' && i !== null) : []
+  const prompts: string[] = []
+  let toolResults: string[] = []
+  for (const item of items) {
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      toolResults.push(outputText(item.output))
+      continue
+    }
+    if ((item.type === 'message' || item.type === undefined) && item.role === 'user') {
+      const prompt = promptOf(item)
+      if (prompt === undefined) continue
+      prompts.push(prompt)
+      toolResults = []
+    }
+  }
+  return { prompts, toolResults }
+}
+
+/** The SSE events of one model step, as the recordings' fake streamed them and the CLI accepted. */
+export function responseEvents(step: ScriptStep, ids: { response: string; n: number; model: string; inputTokens: number }): { event: string; data: object }[] {
+  const events: { event: string; data: object }[] = []
+  const push = (type: string, fields: object) => events.push({ event: type, data: { type, ...fields } })
+  const output: object[] = []
+  const started = { id: ids.response, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'in_progress', model: ids.model, output: [] }
+  push('response.created', { response: started })
+  push('response.in_progress', { response: started })
+
+  const addItem = (item: { id: string; [key: string]: unknown }, stream: (index: number) => void, done: object) => {
+    const index = output.length
+    push('response.output_item.added', { output_index: index, item })
+    stream(index)
+    push('response.output_item.done', { output_index: index, item: done })
+    output.push(done)
+  }
+  if (step.thinking !== undefined) {
+    const thinking = step.thinking
+    const id = `rs_fake_${ids.n}`
+    addItem(
+      { id, type: 'reasoning', summary: [] },
+      (index) => {
+        const at = { item_id: id, output_index: index, summary_index: 0 }
+        push('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } })
+        for (const delta of textPieces(thinking)) push('response.reasoning_summary_text.delta', { ...at, delta })
+        push('response.reasoning_summary_text.done', { ...at, text: thinking })
+        push('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: thinking } })
+      },
+      { id, type: 'reasoning', summary: [{ type: 'summary_text', text: thinking }] },
+    )
+  }
+  if (step.text !== '') {
+    const id = `msg_fake_${ids.n}`
+    addItem(
+      { id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+      (index) => {
+        const at = { item_id: id, output_index: index, content_index: 0 }
+        push('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } })
+        for (const delta of textPieces(step.text)) push('response.output_text.delta', { ...at, delta })
+        push('response.output_text.done', { ...at, text: step.text })
+        push('response.content_part.done', { ...at, part: { type: 'output_text', text: step.text, annotations: [] } })
+      },
+      { id, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: step.text, annotations: [] }] },
+    )
+  }
+  if (step.toolCommand !== undefined) {
+    const id = `fc_fake_${ids.n}`
+    const call = { id, type: 'function_call', name: 'exec_command', call_id: `call_fake_${ids.n}` }
+    const args = JSON.stringify({ cmd: step.toolCommand, yield_time_ms: 10000 })
+    addItem(
+      { ...call, arguments: '', status: 'in_progress' },
+      (index) => {
+        for (const delta of textPieces(args, 20)) push('response.function_call_arguments.delta', { item_id: id, output_index: index, delta })
+        push('response.function_call_arguments.done', { item_id: id, output_index: index, arguments: args })
+      },
+      { ...call, arguments: args, status: 'completed' },
+    )
+  }
+  const outputTokens = roughTokens(JSON.stringify(output).length)
+  const usage = {
+    input_tokens: ids.inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: ids.inputTokens + outputTokens,
+  }
+  push('response.completed', { response: { ...started, status: 'completed', output, usage } })
+  return events
+}
+
+/** Step of the `slow:` wait; the wait ends within one step when the client disconnects. */
+const WAIT_STEP_MS = 25
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Every string inside a JSON value. */
+function* stringsIn(value: unknown): Generator<string> {
+  if (typeof value === 'string') yield value
+  else if (Array.isArray(value)) for (const v of value) yield* stringsIn(v)
+  else if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) yield* stringsIn(v)
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, param: null } }))
+}
+
+/** Starts the fake on 127.0.0.1. */
+export async function startFakeResponses(options: { port?: number } = {}): Promise<FakeResponses> {
+  const requests: RecordedRequest[] = []
+  const failures: number[] = []
+  let counter = 0
+
+  async function stream(res: ServerResponse, record: RecordedRequest, body: any, inputTokens: number) {
+    let closed = false
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        closed = true
+        record.disconnected = true
+      }
+    })
+    const n = ++counter
+    const step = scriptStep(scriptInputOf(body))
+    const model = typeof body.model === 'string' ? body.model : 'gpt-5.5'
+    const events = responseEvents(step, { response: `resp_fake_${n}`, n, model, inputTokens })
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': `req_fake_${n}` })
+    const send = (e: { event: string; data: object }) => {
+      if (!closed) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`)
+    }
+    // response.created and .in_progress first, then the wait of `slow:`, then the rest.
+    events.slice(0, 2).forEach(send)
+    if (step.delayMs) {
+      const until = Date.now() + step.delayMs
+      while (!closed && Date.now() < until) await sleep(Math.min(WAIT_STEP_MS, until - Date.now()))
+    }
+    events.slice(2).forEach(send)
+    if (!closed) res.end()
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    let body: any
+    try {
+      body = raw.length > 0 ? JSON.parse(raw) : undefined
+    } catch {
+      body = undefined
+    }
+    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, receivedAt: Date.now(), disconnected: false }
+    requests.push(record)
+    if (req.method !== 'POST' || path !== '/v1/responses') return sendError(res, 404, `Not found: ${req.method} ${path}`)
+    if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
+    const failure = failures.shift()
+    if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
+    if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
+    return stream(res, record, body, roughTokens(raw.length))
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
+        if (!res.headersSent) sendError(res, 500, `fake crashed: ${String(err)}`)
+        else res.destroy()
+      })
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  const responseRequests = () => requests.filter((r) => r.method === 'POST' && r.path === '/v1/responses')
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    responseRequests,
+    saw: (text) => responseRequests().some((r) => [...stringsIn(r.body?.input)].some((s) => s.includes(text))),
+    failNext: (status) => void failures.push(status),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
