@@ -33,6 +33,12 @@ export interface RunnerOptions {
   waf?: WafConfig | undefined
   /** Told every command, event and WAF block (metrics, traces: runner/observer.ts). */
   observer?: RunnerObserver | undefined
+  /**
+   * The one session this runner may serve (a sandbox pod the controller placed it on, with a
+   * credential for that session only): it never joins the placement group, and other sessions'
+   * commands are refused.
+   */
+  onlySession?: string | undefined
 }
 
 /**
@@ -168,6 +174,8 @@ export class Runner {
         return okReply('ping', { runner: this.id })
     }
     const sessionId = command.session_id
+    const only = this.#options.onlySession
+    if (only !== undefined && sessionId !== only) throw new ServiceError('SESSION_NOT_FOUND', `runner ${this.id} serves session ${only} only`)
     // Not served here yet: claim it. The registry decides, whichever subject the command came on (it may
     // name this runner as the owner of a session it does not hold in memory, e.g. after a restart).
     const owned = this.#sessions.get(sessionId) ?? (await this.#sessions.acquire(sessionId, command.type === 'execute'))
@@ -208,7 +216,7 @@ export class Runner {
 
   /** Joins the placement group while there is room, leaves it when full. */
   #updatePlacement(): void {
-    this.#placement.update(!this.#sessions.closing && !this.#draining && this.#sessions.size < this.#options.maxSessions)
+    this.#placement.update(this.#options.onlySession === undefined && !this.#sessions.closing && !this.#draining && this.#sessions.size < this.#options.maxSessions)
   }
 
   /** `publishable` is asked before each try to store the event (runner/ownership/owned-session.ts). */
