@@ -44,8 +44,11 @@ export interface NatsBusOptions {
   inboxPrefix?: string | undefined
 }
 
-/** One way to authenticate to the server. */
-export type NatsAuth = { user: string; password: string } | { token: string } | { credsFile: string }
+/**
+ * One way to authenticate to the server. `creds` holds a `.creds` text in memory and is asked at
+ * every (re)connect, so a renewed credential is used from the next reconnect (`reconnect()`).
+ */
+export type NatsAuth = { user: string; password: string } | { token: string } | { credsFile: string } | { creds: () => string }
 
 /** Connection changes worth acting on; NATS's other status events are left out. */
 export type NatsBusStatus =
@@ -109,6 +112,14 @@ export class NatsBus implements Bus {
   /** Whether the connection is up now (false while reconnecting and after close). */
   isConnected(): boolean {
     return this.#connected && !this.#nc.isClosed()
+  }
+
+  /**
+   * Drops the connection and connects again at once, with the credentials asked anew (a renewed
+   * `creds`); subscriptions are restored and publishes buffered meanwhile, as after any reconnect.
+   */
+  async reconnect(): Promise<void> {
+    await this.#nc.reconnect()
   }
 
   /** Calls `listener` on each connection change; returns a function that stops it. */
@@ -286,6 +297,10 @@ async function authOptions(auth: NatsAuth | undefined) {
   if (auth === undefined) return {}
   if ('user' in auth) return { user: auth.user, pass: auth.password }
   if ('token' in auth) return { token: auth.token }
+  if ('creds' in auth) {
+    const { creds: current } = auth
+    return { authenticator: credsAuthenticator(() => new TextEncoder().encode(current())) }
+  }
   let creds: Uint8Array
   try {
     creds = await readFile(auth.credsFile)

@@ -9,10 +9,12 @@
  */
 import { sessionToken, subjects } from './subjects.ts'
 
-export type NatsRole = 'gateway' | 'controller' | 'runner' | 'session-runner'
+export type NatsRole = 'gateway' | 'controller' | 'runner' | 'warm-pod' | 'session-runner'
 
 export type PermissionSpec =
   | { role: 'gateway' | 'controller' | 'runner'; prefix: string }
+  /** A sandbox pod (`runnerId`, its pod name) before it is given a session: it may only receive its own assignment. */
+  | { role: 'warm-pod'; prefix: string; runnerId: string }
   /** One sandbox pod (`runnerId`, its pod name) serving one session: it reaches that session only. */
   | { role: 'session-runner'; prefix: string; sessionId: string; runnerId: string }
 
@@ -60,7 +62,7 @@ export function jetStreamNames(prefix: string) {
  */
 export function inboxPrefixFor(spec: PermissionSpec): string {
   const base = `_INBOX_${nameOf(spec.prefix)}`
-  return spec.role === 'session-runner' ? `${base}.pod.${spec.runnerId}` : `${base}.${spec.role}`
+  return spec.role === 'session-runner' || spec.role === 'warm-pod' ? `${base}.pod.${spec.runnerId}` : `${base}.${spec.role}`
 }
 
 /**
@@ -108,8 +110,9 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
       }
     case 'controller':
       return {
-        // Session errors (SANDBOX_LOST, SANDBOX_NOT_READY) go on the session's event subject.
-        publish: { allow: [s.allEvents, ...allKeys, ...streamApi(allStreams)], deny: [...STREAM_ADMIN_DENY] },
+        // Session errors (SANDBOX_LOST, SANDBOX_NOT_READY) go on the session's event subject; assignments
+        // (with each session's credential) go to one pod's own subject.
+        publish: { allow: [s.allEvents, s.assign('*'), ...allKeys, ...streamApi(allStreams)], deny: [...STREAM_ADMIN_DENY] },
         subscribe: { allow: [s.controllerDemand, inbox], deny: none },
         allowResponses: true,
         inboxPrefix,
@@ -121,6 +124,15 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
       return {
         publish: { allow: [s.allEvents, s.allLive, s.runner('*'), `$KV.${js.bucket('sessions')}.>`, `$KV.${js.bucket('runners')}.>`, ...streamApi([js.events, js.bucketStream('sessions'), js.bucketStream('runners')])], deny: [...STREAM_ADMIN_DENY] },
         subscribe: { allow: [s.runner('*'), s.place, s.control, inbox], deny: none },
+        allowResponses: true,
+        inboxPrefix,
+      }
+    case 'warm-pod':
+      // Nothing but its own assignment, and the answer to it (a response permission: NATS lets a
+      // reply through although every publish is denied). It holds no session's credential.
+      return {
+        publish: { allow: none, deny: ['>'] },
+        subscribe: { allow: [s.assign(spec.runnerId)], deny: none },
         allowResponses: true,
         inboxPrefix,
       }
@@ -147,7 +159,8 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
           // Named although nothing above allows them: the request body of these names the subject, so no subject permission could narrow them to one session.
           deny: [`$JS.API.STREAM.MSG.GET.>`, `$JS.API.DIRECT.GET.*`, '$JS.API.CONSUMER.>'],
         },
-        subscribe: { allow: [s.runner(spec.runnerId), s.control, inbox], deny: none },
+        // Its own assignment subject: the controller renews the credential there before it expires.
+        subscribe: { allow: [s.runner(spec.runnerId), s.assign(spec.runnerId), s.control, inbox], deny: none },
         allowResponses: true,
         inboxPrefix,
       }
@@ -160,5 +173,5 @@ function sessionKeyOf(token: string): string {
   return token.startsWith('~') ? '=' + token.slice(1) : token
 }
 
-/** The roles of the static users a deployment has (session runners are minted per session). */
+/** The roles of the static users a deployment has (warm pods and session runners are minted per pod by the controller). */
 export const STATIC_ROLES = ['gateway', 'controller', 'runner'] as const

@@ -25,6 +25,11 @@ export function subjects(prefix: string) {
     live: (sessionId: string) => `${prefix}.live.${sessionToken(sessionId)}`,
     /** Every session's live-only events. */
     allLive: `${prefix}.live.*`,
+    /**
+     * The controller handing one sandbox pod its session and that session's credential
+     * (Kubernetes, per-session credentials): only that pod may read it.
+     */
+    assign: (pod: string) => `${prefix}.assign.${pod}`,
     /** A gateway asking the leading controller for a cold pod (Kubernetes). */
     controllerDemand: `${prefix}.controller.demand`,
     /** Requests that concern no session (engine version, is any runner there). */

@@ -6,13 +6,14 @@ import type { Logger } from 'pino'
 import { MemoryBus, NatsBus, type Bus, type NatsAuth } from '../bus/mod.ts'
 import { buildGateway } from '../gateway/server.ts'
 import { startObservability } from '../observability/mod.ts'
-import { createEngine, Runner, type SessionSettings } from '../runner/mod.ts'
+import { createEngine, EngineSet, Runner, type Engine, type EngineSlot, type SessionSettings } from '../runner/mod.ts'
 import { SessionSandbox } from '../runner/sandbox-exec/mod.ts'
 import type { State } from '../state/mod.ts'
 import type { Config } from './config/schema.ts'
-import { observabilitySettings, securityOptions } from './config/slices.ts'
+import { engineList, observabilitySettings, securityOptions } from './config/slices.ts'
 import { Lifecycle } from './lifecycle.ts'
 import { gracefulShutdown } from './shutdown.ts'
+import { awaitAssignment } from './assignment.ts'
 import { openServiceState } from './state.ts'
 
 export type Mode = 'dev' | 'gateway' | 'runner' | 'controller'
@@ -45,10 +46,13 @@ export interface StartOptions {
 
 /** Starts the parts of `mode`: dev = gateway + runner on an in-process bus; gateway or runner alone over NATS. */
 export async function startService(mode: Mode, config: Config, log: Logger, options: StartOptions = {}): Promise<Service> {
+  // A sandbox pod with per-session credentials first waits for its session (and that session's credential).
+  const assigned = mode === 'runner' && config.runner.placement === 'controller' ? await awaitAssignment(config, log) : undefined
   const bus: MemoryBus | NatsBus =
-    mode === 'dev'
+    assigned?.bus ??
+    (mode === 'dev'
       ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
-      : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix })
+      : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix }))
   if (mode === 'controller') {
     // Loaded only here: the Kubernetes client is in the controller's image alone (Dockerfile.gateway, target controller).
     const { startControllerService } = await import('./controller.ts')
@@ -60,14 +64,13 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
   let app: FastifyInstance | undefined
   let state: State | undefined
   try {
-    state = await openServiceState(bus, config, log.child({ component: 'state' }))
+    // A session credential may only look the streams and buckets up: the gateways create them.
+    state = await openServiceState(bus, config, log.child({ component: 'state' }), { create: assigned === undefined })
     if (mode !== 'gateway') {
-      const settings = sessionSettings(config, { ...options, log: log.child({ component: 'sandbox' }) })
-      await startSandbox(settings.sandbox, config, log)
-      observability.reportSandbox(settings.sandbox.mode ?? 'none')
+      const settings = sessionSettings(config, { ...options, log: log.child({ component: 'sandbox' }), meter: (engine) => observability.meterEngine(engine) })
+      observability.reportSandbox(await startSandbox(settings.engines, config, log))
       runner = new Runner({
         bus,
-        engine: observability.meterEngine(createEngine(config.engine)),
         state,
         runnerId: config.runner.id ?? defaultRunnerId(),
         maxSessions: config.runner.max_sessions,
@@ -80,8 +83,10 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
         log: log.child({ component: 'runner' }),
         waf: config.waf,
         observer: observability.runnerObserver,
+        onlySession: assigned?.sessionId,
       })
       await runner.start()
+      assigned?.accept(runner.id)
       lifecycle.addWork(() => runner?.busySessions ?? 0)
       lifecycle.onDrain(() => runner?.drain())
     }
@@ -90,7 +95,7 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
       app = await buildGateway({ bus: observability.gatewayBus(bus), state, observability: observability.gateway, subjectPrefix: config.nats.prefix, requestTimeoutMs: config.nats.request_timeout, log, chat: config.chat, workBase: path.resolve(config.session.work_dir), lifecycle, security: securityOptions(config) })
       address = await app.listen({ port: config.server.port, host: config.server.host })
     } else address = await observability.serveRunner()
-    log.info({ mode, address, bus: bus.kind, engine: config.engine.type }, 'agent runtime started')
+    log.info({ mode, address, bus: bus.kind, engines: engineList(config).engines.map((engine) => engine.name) }, 'agent runtime started')
     let stopping: Promise<void> | undefined
     const stop = () =>
       (stopping ??= (async () => {
@@ -99,6 +104,7 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
         await app?.close()
         await observability.stop()
         await state?.close()
+        await assigned?.close()
         await bus.close()
       })())
     return {
@@ -115,15 +121,49 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
     await runner?.close().catch(() => {})
     await observability.stop().catch(() => {})
     await state?.close().catch(() => {})
+    await assigned?.close().catch(() => {})
     await bus.close().catch(() => {})
     throw err
   }
 }
 
-export function sessionSettings(config: Config, options: StartOptions & { log?: Logger } = {}): SessionSettings {
-  const engineEnv = { ...config.engine.env }
-  // As root the CLI refuses bypassPermissions unless it is told it runs in a sandbox.
-  if (config.engine.permission_mode === 'bypassPermissions' && engineEnv.IS_SANDBOX === undefined) engineEnv.IS_SANDBOX = '1'
+export interface SessionSettingsOptions extends StartOptions {
+  log?: Logger | undefined
+  /** Wraps each engine (metrics: observability's meterEngine). */
+  meter?: ((engine: Engine) => Engine) | undefined
+}
+
+export function sessionSettings(config: Config, options: SessionSettingsOptions = {}): SessionSettings {
+  const { engines, default: defaultName } = engineList(config)
+  const slots = engines.map((named): EngineSlot => {
+    const env = { ...named.env }
+    // As root Claude Code refuses bypassPermissions unless it is told it runs in a sandbox.
+    if (named.type === 'claude' && named.permission_mode === 'bypassPermissions' && env.IS_SANDBOX === undefined) env.IS_SANDBOX = '1'
+    const engine = createEngine(named)
+    return {
+      name: named.name,
+      type: named.type,
+      engine: options.meter ? options.meter(engine) : engine,
+      env,
+      sandbox: new SessionSandbox(
+        {
+          mode: config.sandbox.mode,
+          forwarder: config.sandbox.forwarder,
+          command: config.sandbox.command,
+          stateDir: path.resolve(config.sandbox.state_dir),
+          hide: [config.session.work_dir, config.session.marker_dir, options.configFile, config.nats.creds_file, ...config.sandbox.hide]
+            .filter((p): p is string => p !== undefined)
+            .map((p) => path.resolve(p)),
+          network: config.engine.network,
+          networkAllow: [...config.engine.network_allow, ...named.network_allow],
+          engineEnv: env,
+          engineCommand: named.command,
+          engineArgs: named.args,
+        },
+        options.log,
+      ),
+    }
+  })
   return {
     namespace: config.namespace,
     workBase: path.resolve(config.session.work_dir),
@@ -131,42 +171,28 @@ export function sessionSettings(config: Config, options: StartOptions & { log?: 
     turnTimeoutMs: config.engine.timeout,
     idleTimeoutMs: config.engine.idle_timeout,
     stopGraceMs: config.engine.stop_grace,
-    engineEnv,
-    sandbox: new SessionSandbox(
-      {
-        mode: config.sandbox.mode,
-        forwarder: config.sandbox.forwarder,
-        command: config.sandbox.command,
-        stateDir: path.resolve(config.sandbox.state_dir),
-        hide: [config.session.work_dir, config.session.marker_dir, options.configFile, config.nats.creds_file, ...config.sandbox.hide]
-          .filter((p): p is string => p !== undefined)
-          .map((p) => path.resolve(p)),
-        network: config.engine.network,
-        networkAllow: config.engine.network_allow,
-        engineEnv,
-        engineCommand: config.engine.command,
-        engineArgs: config.engine.args,
-      },
-      options.log,
-    ),
+    engines: new EngineSet(slots, defaultName),
   }
 }
 
 /** Decides the sandbox once, at start: `bwrap` that cannot work fails the start; `auto` without bwrap runs unconfined, and says so loudly. */
-async function startSandbox(sandbox: SessionSandbox, config: Config, log: Logger): Promise<void> {
-  const resolved = await sandbox.resolve()
+async function startSandbox(engines: EngineSet, config: Config, log: Logger): Promise<'bwrap' | 'none'> {
+  // Every engine's sandbox probes the same bwrap; the first answer stands for all.
+  const [resolved] = await Promise.all([...engines].map((slot) => slot.sandbox.resolve()))
+  if (!resolved) throw new Error('no engine is configured')
   if (resolved.mode === 'bwrap') {
     log.info({ sandbox: 'bwrap', network: config.engine.network, forwarder: resolved.forwarder }, 'sessions run in a bubblewrap sandbox')
-    return
+    return 'bwrap'
   }
   if (config.sandbox.mode === 'none') {
     log.warn({ sandbox: 'none' }, 'SECURITY WARNING: sandbox.mode is none: agent CLIs run unconfined, with the service user\'s access to files, processes and the network')
-    return
+    return 'none'
   }
   log.warn(
     { sandbox: 'none', reason: resolved.reason },
     `SECURITY WARNING: no session sandbox (sandbox.mode auto, bubblewrap unusable: ${resolved.reason}). Agent CLIs run unconfined: a session can read other sessions, the service's files and reach its ports. Install bubblewrap (apt-get install bubblewrap) or set sandbox.mode: none to accept this.`,
   )
+  return 'none'
 }
 
 /**

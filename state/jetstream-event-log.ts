@@ -15,6 +15,8 @@ export interface EventStreamSettings {
   maxAgeMs: number
   perSession: number
   maxBytes: number
+  /** False: use the stream as it is (a credential that may only look it up); default true. */
+  create?: boolean | undefined
 }
 
 /** JetStream wants durations in nanoseconds. */
@@ -65,7 +67,7 @@ export class JetStreamEventLog implements EventLog {
     })
   }
 
-  /** Opens the stream, creating it (or updating its limits) as configured. */
+  /** Opens the stream, creating it (or updating its limits) as configured; with `create: false` it must exist. */
   static async open(nc: NatsConnection, subjectPrefix: string, settings: EventStreamSettings, log: Logger): Promise<JetStreamEventLog> {
     const jsm = await jetstreamManager(nc)
     const name = streamName(subjectPrefix, 'events')
@@ -81,11 +83,14 @@ export class JetStreamEventLog implements EventLog {
       discard: DiscardPolicy.Old,
       duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
     }
-    try {
-      await jsm.streams.info(name)
-      await jsm.streams.update(name, config)
-    } catch {
-      await jsm.streams.add(config)
+    if (settings.create === false) await jsm.streams.info(name)
+    else {
+      try {
+        await jsm.streams.info(name)
+        await jsm.streams.update(name, config)
+      } catch {
+        await jsm.streams.add(config)
+      }
     }
     return new JetStreamEventLog(jetstream(nc), jsm, name, subjectPrefix, log, nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD)
   }

@@ -16,6 +16,8 @@ export interface KvSettings {
   storage: 'file' | 'memory'
   replicas: number
   leaseTtlMs: number
+  /** False: bind to the existing bucket only (state/bucket.ts). */
+  create?: boolean | undefined
 }
 
 /** JetStream's answer when a create or compare-and-set finds another revision. */

@@ -47,8 +47,16 @@ export function durableFileName(name: string): string {
  */
 export type StateStore = { connection: NatsConnection } | { memory: Bus }
 
+export interface OpenStateOptions {
+  /**
+   * False: use the streams and buckets as they are, create or change none (a sandbox pod's session
+   * credential may only look them up; the gateways and the controller create them). Default true.
+   */
+  create?: boolean
+}
+
 /** Opens the session state in `store`. */
-export async function openState(store: StateStore, settings: StateSettings, log: Logger): Promise<State> {
+export async function openState(store: StateStore, settings: StateSettings, log: Logger, options: OpenStateOptions = {}): Promise<State> {
   const { prefix } = settings
   if ('memory' in store) {
     if (store.memory.kind !== 'memory') {
@@ -60,7 +68,7 @@ export async function openState(store: StateStore, settings: StateSettings, log:
     return { registry: new MemoryRegistry(), leases: new MemoryLeases(), events, documents, close: () => events.close() }
   }
   const nc = store.connection
-  const buckets = { storage: settings.storage, replicas: settings.replicas, leaseTtlMs: settings.lease_ttl }
+  const buckets = { storage: settings.storage, replicas: settings.replicas, leaseTtlMs: settings.lease_ttl, create: options.create }
   const [registry, leases, events] = await Promise.all([
     KvRegistry.open(nc, prefix, buckets),
     KvLeases.open(nc, prefix, buckets),
@@ -73,6 +81,7 @@ export async function openState(store: StateStore, settings: StateSettings, log:
         maxAgeMs: settings.event_max_age,
         perSession: settings.events_per_session,
         maxBytes: settings.event_max_bytes,
+        create: options.create,
       },
       log,
     ),

@@ -5,7 +5,7 @@ import { AuthConfigSchema } from '../../gateway/auth/config.ts'
 import { ChatConfigSchema } from '../../gateway/chat/config.ts'
 import { LimitsConfigSchema } from '../../gateway/limits/config.ts'
 import { GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
-import { EngineConfigSchema } from '../../runner/engine/config.ts'
+import { EngineConfigSchema, NamedEngineSchema, resolveEngines } from '../../runner/engine/config.ts'
 import { SandboxConfigSchema } from '../../runner/sandbox-exec/config.ts'
 import { WafConfigSchema } from '../../runner/waf/rules.ts'
 import { StateConfigSchema } from '../../state/config.ts'
@@ -40,8 +40,10 @@ export const ConfigSchema = z.strictObject({
       readiness: GatewayReadiness,
     })
     .prefault({}),
-  /** The agent CLI each session runs (runner/engine/config.ts). */
+  /** The limits every session runs under, the default engine, and without `engines` the one agent CLI (runner/engine/config.ts). */
   engine: EngineConfigSchema.prefault({}),
+  /** The named agent CLIs a session can run (README "Engines"); none: the `engine` section's own, `claude`. */
+  engines: z.array(NamedEngineSchema).default([]),
   session: z
     .strictObject({
       work_dir: z.string().min(1).default('./data/sessions'),
@@ -85,6 +87,13 @@ export const ConfigSchema = z.strictObject({
       max_sessions: z.number().int().min(1).default(100),
       /** Runner mode: port of the probe and /metrics server (observability/config.ts). */
       http_port: RunnerHttpPort,
+      /**
+       * How the runner gets sessions. `queue`: from the placement queue group while it has room.
+       * `controller`: a sandbox pod with per-session credentials waits for the controller to assign it
+       * one session and that session's credential (service/assignment.ts); its own credential
+       * (nats.creds_file) reaches nothing else.
+       */
+      placement: z.enum(['queue', 'controller']).default('queue'),
     })
     .prefault({}),
   /** Where session state lives (state/config.ts). */
@@ -108,6 +117,9 @@ export const ConfigSchema = z.strictObject({
   sandbox: SandboxConfigSchema.prefault({}),
   /** OpenTelemetry traces (observability/config.ts); off unless `endpoint` is set. */
   otel: OtelConfigSchema.prefault({}),
+}).superRefine((config, ctx) => {
+  const resolved = resolveEngines(config.engine, config.engines)
+  if ('problems' in resolved) for (const problem of resolved.problems) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message })
 })
 
 export type Config = z.output<typeof ConfigSchema>
