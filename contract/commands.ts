@@ -26,6 +26,21 @@ export const SessionId = z
  */
 const Deadline = z.number().int().positive().optional()
 
+/**
+ * A configured engine's name (`engines[].name`, `engine.default`): which agent
+ * CLI runs a session. A session keeps the engine of its first turn.
+ */
+export const EngineName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an engine name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit')
+
+/** How one configured engine answered `--version`: its version, or why it has none (its CLI is missing or fails). */
+export const EngineStatus = z.union([
+  z.object({ name: z.string(), type: z.string(), version: z.string() }),
+  z.object({ name: z.string(), type: z.string(), error: z.string() }),
+])
+export type EngineStatus = z.output<typeof EngineStatus>
+
 export const Commands = {
   execute: z.object({
     type: z.literal('execute'),
@@ -36,6 +51,8 @@ export const Commands = {
     prompt: z.string().min(1),
     instructions: z.string().optional(),
     work_dir: z.string().optional(),
+    /** The engine a new session runs (none: `engine.default`); a later turn may only name the session's own. */
+    engine: EngineName.optional(),
     request_id: RequestId.optional(),
   }),
   stop: z.object({
@@ -48,7 +65,8 @@ export const Commands = {
   /** Ends the session: stops its work and frees its process; the conversation stays resumable. */
   close: z.object({ type: z.literal('close'), session_id: SessionId, deadline: Deadline }),
   stats: z.object({ type: z.literal('stats'), session_id: SessionId, deadline: Deadline }),
-  version: z.object({ type: z.literal('version') }),
+  /** The version of one engine's CLI: the one named, else the session's, else the default one. */
+  version: z.object({ type: z.literal('version'), engine: EngineName.optional(), session_id: SessionId.optional() }),
   /** Is this runner alive (sent to its own subject). */
   ping: z.object({ type: z.literal('ping') }),
   /** The session's owner seems dead: a live runner takes the session over and ends its lost turn. */
@@ -79,7 +97,11 @@ export const Replies = {
   stop: z.object({ stopped: z.boolean() }),
   close: z.object({ closed: z.boolean() }),
   stats: z.object({ stats: Stats, busy: z.boolean() }),
-  version: z.object({ version: z.string(), engine: z.string() }),
+  /**
+   * `engine` is the engine's name, `engine_type` its adapter (claude, acp, codex, opencode);
+   * asked for no engine, `engines` tells how every configured one answered (readiness needs all).
+   */
+  version: z.object({ version: z.string(), engine: z.string(), engine_type: z.string().optional(), engines: z.array(EngineStatus).optional() }),
   ping: z.object({ runner: z.string() }),
   recover: z.object({ recovered: z.boolean() }),
 } satisfies Record<Command['type'], z.ZodObject>

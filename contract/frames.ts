@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { RequestId } from './events.ts'
-import { SessionId } from './commands.ts'
+import { EngineName, SessionId } from './commands.ts'
 
 /**
  * The last sequence of a session a client saw: it is sent what came after,
@@ -25,10 +25,13 @@ export const ClientFrames = {
     prompt: z.string().min(1, 'prompt must not be empty'),
     instructions: z.string().optional(),
     work_dir: z.string().optional(),
+    /** The engine a new session runs (a configured name; none: the default). */
+    engine: EngineName.optional(),
   }),
   stop: z.object({ type: z.literal('stop'), ...Common, session_id: SessionId, reason: z.string().optional() }),
   stats: z.object({ type: z.literal('stats'), ...Common, session_id: SessionId }),
-  version: z.object({ type: z.literal('version'), ...Common }),
+  /** The agent CLI's version: of the session's engine, of a named engine, else of the default one. */
+  version: z.object({ type: z.literal('version'), ...Common, session_id: SessionId.optional(), engine: EngineName.optional() }),
   /** Follow a session's events without sending it anything (a client resuming after a reconnect). */
   attach: z.object({ type: z.literal('attach'), ...Common, session_id: SessionId, last_seq: LastSeq.optional() }),
   session_start: z.object({
@@ -38,6 +41,7 @@ export const ClientFrames = {
     last_seq: LastSeq.optional(),
     work_dir: z.string().optional(),
     instructions: z.string().optional(),
+    engine: EngineName.optional(),
   }),
   prompt: z.object({ type: z.literal('prompt'), ...Common, content: z.string().min(1, 'content must not be empty') }),
 }

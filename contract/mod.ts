@@ -1,7 +1,7 @@
 /** The message contract between gateway and runner: subjects, commands, events, errors. */
 export { subjects, sessionToken } from './subjects.ts'
 export type { Subjects } from './subjects.ts'
-export { Commands, Command, Replies, SessionId, okReply, errorReply, decodeReply, RUNNER_HEADER } from './commands.ts'
+export { Commands, Command, EngineName, EngineStatus, Replies, SessionId, okReply, errorReply, decodeReply, RUNNER_HEADER } from './commands.ts'
 export type { CommandOf, ReplyOf } from './commands.ts'
 export { Events, ServiceEventSchema, parseEvent, isTurnEnd, isLiveOnly, LIVE_ONLY_EVENTS, RequestId } from './events.ts'
 export type { EventName, EventOf, ServiceEvent } from './events.ts'

@@ -50,8 +50,8 @@ export const PING_TIMEOUT_MS = 2_000
 /**
  * Gateway (and dev) readiness over the bus, two requests to any runner (the
  * control subject's queue group): `ping` answered → a runner is reachable
- * (pool); `version` answered with a version → its CLI answers `--version`
- * (engine; the runner caches the answer). A NATS bus that is down fails both
+ * (pool); `version` answered with a version for every configured engine →
+ * their CLIs answer `--version` (engine; the runner caches the answers). A NATS bus that is down fails both
  * at once, without waiting for a time-out.
  */
 export function busReadiness(bus: Bus, subjectPrefix: string, timeoutMs = PING_TIMEOUT_MS): ReadinessCheck {
@@ -59,8 +59,9 @@ export function busReadiness(bus: Bus, subjectPrefix: string, timeoutMs = PING_T
   const ask = async (type: 'ping' | 'version'): Promise<boolean> => {
     try {
       const reply = await bus.request(control, JSON.stringify({ type }), { timeoutMs })
-      decodeReply(type, reply.data)
-      return true
+      const decoded = decodeReply(type, reply.data)
+      // Every configured engine must answer, not only the default one.
+      return !('engines' in decoded) || (decoded.engines ?? []).every((engine) => 'version' in engine)
     } catch {
       return false
     }
@@ -78,15 +79,19 @@ export function busConnectionReadiness(bus: Bus, subjectPrefix: string, timeoutM
   return async () => ({ bus: busConnected(bus), ...(await runners()) })
 }
 
-/** Runner readiness (its own HTTP server): its CLI answers `--version`, and its bus is connected. */
-export function runnerReadiness(engine: Engine, bus: Bus): ReadinessCheck {
+/** Runner readiness (its own HTTP server): every engine's CLI answers `--version`, and its bus is connected. */
+export function runnerReadiness(engines: readonly Engine[], bus: Bus): ReadinessCheck {
   return async () => {
     const pool = busConnected(bus)
-    const engineOk = await engine.version().then(
-      () => true,
-      () => false,
+    const answered = await Promise.all(
+      engines.map((engine) =>
+        engine.version().then(
+          () => true,
+          () => false,
+        ),
+      ),
     )
-    return { engine: engineOk, pool }
+    return { engine: answered.every(Boolean), pool }
   }
 }
 

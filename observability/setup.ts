@@ -54,12 +54,12 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const tracing = await startTracing(settings.otel, { version: SERVICE_VERSION, namespace: settings.namespace, mode }, log)
   const spans = tracing && mode !== 'gateway' ? new TurnSpans(tracing, settings.namespace) : undefined
   const runnerObserver = createRunnerObserver({ metrics, spans, log: log.child({ component: 'runner' }) })
-  let engine: Engine | undefined
+  const engines: Engine[] = []
   let readiness: Readiness | undefined
   let sandbox: 'bwrap' | 'none' | undefined
   const readinessOptions = { draining: options.draining, sandbox: () => sandbox }
   const readinessFor = () => {
-    if (mode === 'runner') readiness ??= new Readiness(engine ? runnerReadiness(engine, bus) : async () => RUNNER_READY.failed, RUNNER_READY, readinessOptions)
+    if (mode === 'runner') readiness ??= new Readiness(engines.length > 0 ? runnerReadiness(engines, bus) : async () => RUNNER_READY.failed, RUNNER_READY, readinessOptions)
     else if (settings.readiness === 'bus') readiness ??= new Readiness(busConnectionReadiness(bus, settings.subjectPrefix), BUS_READY, readinessOptions)
     else readiness ??= new Readiness(busReadiness(bus, settings.subjectPrefix), RUNNER_READY, readinessOptions)
     return readiness
@@ -71,7 +71,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     metrics,
     tracing,
     meterEngine(inner) {
-      engine = inner
+      engines.push(inner)
       return meterEngine(inner, metrics)
     },
     reportSandbox(mode) {

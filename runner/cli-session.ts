@@ -32,6 +32,10 @@ export interface SessionMarker {
   work_dir: string
   /** The appended system prompt the conversation started with; the CLI keeps it across --resume. */
   instructions?: string
+  /** The engine the conversation is in (engines[].name); none: a marker from before engines had names (the default). */
+  engine?: string
+  /** The CLI's own id of the conversation, when it named it itself (a Codex thread, an ACP session); it resumes under this one. */
+  conversation_id?: string
   created_at: string
 }
 

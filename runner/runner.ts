@@ -4,7 +4,6 @@ import { Command, errorReply, okReply, RUNNER_HEADER, ServiceError, subjects, to
 import type { State } from '../state/mod.ts'
 import { MarkerStore } from './cli-session.ts'
 import { expired, lateBy, pastDeadline } from './deadline.ts'
-import type { Engine } from './engine/engine.ts'
 import { stamp, type StampedEvent } from './event-draft.ts'
 import { LeaseKeeper } from './lease.ts'
 import { dangerBlock, type RunnerObserver } from './observer.ts'
@@ -17,7 +16,6 @@ import type { WafConfig } from './waf/rules.ts'
 
 export interface RunnerOptions {
   bus: Bus
-  engine: Engine
   state: State
   runnerId: string
   /** Sessions this runner owns at most; with that many it leaves the placement group. */
@@ -65,7 +63,7 @@ export class Runner {
     this.#options = options
     this.#subjects = subjects(options.subjectPrefix)
     if (options.waf?.enabled) {
-      const home = options.settings.engineEnv.HOME ?? process.env.HOME
+      const home = options.settings.engines.default.env.HOME ?? process.env.HOME
       const onBlock = observer && ((...blocked: Parameters<typeof dangerBlock>) => observer.dangerBlocked(dangerBlock(...blocked)))
       this.#waf = new RunnerWaf({ config: options.waf, home, onBlock, log: log.child({ component: 'waf' }) })
     }
@@ -88,7 +86,7 @@ export class Runner {
       lease: this.#lease,
       runnerId,
       maxSessions,
-      session: { engine: options.engine, markers: new MarkerStore(options.markerDir), settings: options.settings, log, guard: this.#guardian },
+      session: { markers: new MarkerStore(options.markerDir), settings: options.settings, log, guard: this.#guardian },
       waf: this.#waf,
       log,
       publish: (event, publishable) => this.#publish(event, publishable),
@@ -168,8 +166,15 @@ export class Runner {
 
   async #run(command: Command): Promise<string> {
     switch (command.type) {
-      case 'version':
-        return okReply('version', { version: await this.#options.engine.version(), engine: this.#options.engine.name })
+      case 'version': {
+        const { engines } = this.#options.settings
+        const named = command.engine ?? (command.session_id === undefined ? undefined : (await this.#options.state.registry.get(command.session_id))?.value.engine)
+        const slot = engines.get(named)
+        const version = await slot.engine.version()
+        // Asked about no engine nor session (a client's plain `version`, the gateway's readiness): how every engine answers, too.
+        const all = command.engine === undefined && command.session_id === undefined
+        return okReply('version', { version, engine: slot.name, engine_type: slot.type, ...(all && { engines: await engines.status() }) })
+      }
       case 'ping':
         return okReply('ping', { runner: this.id })
     }

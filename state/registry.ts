@@ -13,6 +13,8 @@ export const SessionRecord = z.object({
   owner: z.string().optional(),
   state: z.enum(['idle', 'busy']),
   work_dir: z.string().optional(),
+  /** The engine the session runs (engines[].name), fixed by its first turn; none: a session from before engines had names, which runs the default. */
+  engine: z.string().optional(),
   cli_session_id: z.string(),
   /** The turn running now, so whoever takes over from a dead owner can end it. */
   turn_id: z.string().optional(),

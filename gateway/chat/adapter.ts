@@ -103,7 +103,7 @@ export class ChatAdapter {
     })
     try {
       // The turn itself is not cancelled at the deadline; it detaches from the session when it ends.
-      const outcome = await Promise.race([runTurn(turns, { session_id: session.session_id, prompt, instructions: settings.system_prompt }), deadline])
+      const outcome = await Promise.race([runTurn(turns, { session_id: session.session_id, prompt, instructions: settings.system_prompt, engine: settings.engine }), deadline])
       this.counters.turns++
       if (outcome.end !== 'completed') log.warn({ end: outcome.end, code: outcome.error?.code }, 'chat turn did not complete')
       return replyText(outcome)

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DurationField } from '../../config/fields.ts'
+import { EngineName } from '../../contract/mod.ts'
 
 /**
  * The `chat` section of the config file: the chat-platform adapter (spec §1,
@@ -37,6 +38,8 @@ const ChatFields = z.strictObject({
   max_message_length: z.number().int().min(MIN_MESSAGE_LENGTH).default(5000),
   /** Instructions for every chat session's agent (the turn's system prompt). */
   system_prompt: Text.optional(),
+  /** The engine chat sessions run (an `engines` name); none: `engine.default`. */
+  engine: EngineName.optional(),
   /** Reply body kind (spec §4.4). */
   message_format: z.enum(['text', 'markdown']).default('text'),
   /** `markdown.title` of markdown replies (the notification preview). */

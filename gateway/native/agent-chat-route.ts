@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import type { Logger } from 'pino'
 import { z } from 'zod'
-import { ErrorBody, ServiceError, SessionId, Stats, toServiceError, type ServiceEvent } from '../../contract/mod.ts'
+import { EngineName, ErrorBody, ServiceError, SessionId, Stats, toServiceError, type ServiceEvent } from '../../contract/mod.ts'
 import { toHttpError } from '../errors.ts'
 import { strictJsonBody } from '../json-body.ts'
 import { HEARTBEAT_MS, SseStreams } from '../sse.ts'
@@ -17,6 +17,8 @@ export const AgentChatBody = z.looseObject({
   system_prompt: z.string().optional(),
   instructions: z.string().optional(),
   work_dir: z.string().optional(),
+  /** The engine a new session runs (a configured name; none: the default). */
+  engine: EngineName.optional(),
 })
 export type AgentChatBody = z.output<typeof AgentChatBody>
 
@@ -102,6 +104,7 @@ export async function registerAgentChat(app: FastifyInstance, deps: AgentChatDep
       const instructions = body.system_prompt ?? body.instructions
       if (instructions !== undefined) turn.instructions = instructions
       if (body.work_dir !== undefined) turn.work_dir = body.work_dir
+      if (body.engine !== undefined) turn.engine = body.engine
       // Before either answer mode: another tenant's session is a plain 404, in JSON, with no stream opened.
       await deps.admitRequest?.(request, turn.session_id)
       // A client that goes away mid-turn is no longer followed (its turn goes on).

@@ -20,6 +20,7 @@ import { instanceRoutes } from './routes/instance.ts'
 import { promptRoutes } from './routes/prompt.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { DEFAULT_PROJECT } from './session-info.ts'
+import { engineNames } from './engines.ts'
 import { OpencodeSessions } from './sessions.ts'
 
 /** The provider and model named in messages until the engine reports its model. */
@@ -103,7 +104,7 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
       auth: deps.auth ?? Boolean(process.env.SERVICE_API_KEY || process.env.SERVICE_API_KEYS),
       log,
     })
-    instanceRoutes(scope, { version: SERVICE_VERSION, workBase: deps.workBase, provider: DEFAULT_PROVIDER, model: DEFAULT_MODEL, agent: DEFAULT_AGENT, startedAt: now() })
+    instanceRoutes(scope, { version: SERVICE_VERSION, workBase: deps.workBase, provider: DEFAULT_PROVIDER, model: DEFAULT_MODEL, engines: engineNames(deps.runners, now), agent: DEFAULT_AGENT, startedAt: now() })
   })
 }
 

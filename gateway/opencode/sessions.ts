@@ -5,6 +5,7 @@ import type { Runners } from '../runners.ts'
 import type { SessionHub } from '../session-hub.ts'
 import { handOffTurn } from '../turns/hand-off.ts'
 import type { EventBroadcast } from './broadcast.ts'
+import { engineOfModel } from './engines.ts'
 import { sessionNotFound } from './errors.ts'
 import type { IdSource } from './ids.ts'
 import { makePlan, type MapContext, type TurnEnd, type TurnPlan } from './mapping/state.ts'
@@ -117,6 +118,7 @@ export class OpencodeSessions {
     const record = await this.get(id, tenant)
     const turnId = `turn_${randomUUID()}`
     const plan = makePlan(ctx, turnId, { agent: input.agent, model: input.model, system: input.instructions, messageID: input.messageID })
+    const engine = engineOfModel(input.model, ctx.defaults.model.providerID, ctx.defaults.model.modelID)
     const ended = store.plan(id, plan)
     try {
       await handOffTurn(this.#deps, {
@@ -126,6 +128,7 @@ export class OpencodeSessions {
         prompt: input.text,
         ...(input.instructions !== undefined && { instructions: input.instructions }),
         ...(record.work_dir !== undefined && { work_dir: record.work_dir }),
+        ...(engine !== undefined && { engine }),
       })
     } catch (err) {
       store.drop(id, turnId, toServiceError(err).toBody())

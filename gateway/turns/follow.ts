@@ -10,6 +10,8 @@ export interface TurnRequest {
   prompt: string
   instructions?: string | undefined
   work_dir?: string | undefined
+  /** The engine a new session runs (none: the default). */
+  engine?: string | undefined
 }
 
 /** A finished turn as one value: what the chat adapter answers with. */
@@ -84,6 +86,7 @@ export async function followTurn(
       prompt: request.prompt,
       ...(request.instructions !== undefined && { instructions: request.instructions }),
       ...(request.work_dir !== undefined && { work_dir: request.work_dir }),
+      ...(request.engine !== undefined && { engine: request.engine }),
     })
     return { turn_id: turnId, end: await ended.promise }
   } finally {

@@ -10,7 +10,7 @@ import { RecordWriter } from './record-writer.ts'
 /** What every owned session is made with. */
 export interface OwnedSessionDeps {
   /** For its Session, but the callbacks the owned session wires itself. */
-  session: Pick<SessionDeps, 'engine' | 'markers' | 'settings' | 'log' | 'guard'>
+  session: Pick<SessionDeps, 'markers' | 'settings' | 'log' | 'guard'>
   waf: RunnerWaf | undefined
   registry: SessionRegistry
   runnerId: string
@@ -54,7 +54,8 @@ export class OwnedSession {
       emit: (draft) => this.emit(draft),
       waf: deps.waf?.forSession(id),
       initialStats: record.value.stats,
-      onTurnStarted: (turnId, requestId, workDir) => this.record.write((next) => markBusy(next, turnId, requestId, workDir, this.session.queued)),
+      recordedEngine: record.value.engine,
+      onTurnStarted: (turn) => this.record.write((next) => markBusy(next, turn, this.session.queued)),
       onTurnEnded: (stats) => this.record.write((next) => markIdle(next, this.session.queued, stats)),
       onQueued: () => this.record.write((next) => setQueue(next, this.session.queued)),
       onReaped: () => deps.onReaped(this),

@@ -11,13 +11,23 @@ export function newRecord(sessionId: string, cliSessionId: string, now = Date.no
   return { session_id: sessionId, state: 'idle', cli_session_id: cliSessionId, created_at: now, last_active: now, stats: emptyStats() }
 }
 
+/** The turn a record says runs, and what the session it runs in is fixed to. */
+export interface StartedTurn {
+  turnId: string
+  requestId: RequestId | undefined
+  workDir: string | undefined
+  /** The engine the session runs. */
+  engine: string | undefined
+}
+
 /** A turn runs; `queued` are the turns waiting behind it. */
-export function markBusy(record: SessionRecord, turnId: string, requestId: RequestId | undefined, workDir: string | undefined, queued: RecordedTurn[]): void {
+export function markBusy(record: SessionRecord, turn: StartedTurn, queued: RecordedTurn[]): void {
   record.state = 'busy'
-  record.turn_id = turnId
-  if (workDir !== undefined) record.work_dir = workDir
-  if (requestId === undefined) delete record.turn_request_id
-  else record.turn_request_id = requestId
+  record.turn_id = turn.turnId
+  if (turn.workDir !== undefined) record.work_dir = turn.workDir
+  if (turn.engine !== undefined) record.engine = turn.engine
+  if (turn.requestId === undefined) delete record.turn_request_id
+  else record.turn_request_id = turn.requestId
   setQueue(record, queued)
 }
 

@@ -33,6 +33,8 @@ export interface CliProcessDeps {
 export interface CliStart {
   sessionId: string
   cliSessionId: string
+  /** The CLI's own id of the conversation, when it named it itself (EngineStartOptions.conversationId). */
+  conversationId: string | undefined
   workDir: string
   /** Continue the CLI's stored conversation (--resume) instead of starting it. */
   resume: boolean
@@ -97,6 +99,7 @@ export class CliProcess implements ProcessFacts {
         {
           cwd: workDir,
           cliSessionId: start.cliSessionId,
+          conversationId: start.conversationId,
           resume,
           env: launch.env,
           wrap: launch.wrap,

@@ -1,12 +1,24 @@
 import type { Logger } from 'pino'
 import { ServiceError } from '../../contract/mod.ts'
 import type { MarkerStore, SessionMarker } from '../cli-session.ts'
+import type { EngineSet } from '../engine/engine-set.ts'
 import { resolveSandbox, sandboxLabel } from '../sandbox.ts'
 
+export interface ConversationOptions {
+  sessionId: string
+  cliSessionId: string
+  markers: MarkerStore
+  workBase: string
+  /** The engine the registry says the session runs, if any. */
+  recordedEngine?: string | undefined
+  log: Logger
+}
+
 /**
- * The agent CLI's conversation of one session: the directory it works in,
- * whether the CLI has it stored (a new process resumes it), the system prompt
- * it started with, and the marker that tells the next owner all that.
+ * The agent CLI's conversation of one session: the engine it is in, the
+ * directory it works in, whether the CLI has it stored (a new process resumes
+ * it) and under which id, the system prompt it started with, and the marker
+ * that tells the next owner all that.
  */
 export class Conversation {
   readonly #sessionId: string
@@ -14,6 +26,10 @@ export class Conversation {
   readonly #markers: MarkerStore
   readonly #workBase: string
   readonly #log: Logger
+  /** Fixed by the marker, the registry record or the first admitted prompt. */
+  #engine: string | undefined
+  /** The CLI's own id of the conversation, once it named one. */
+  #conversationId: string | undefined
   #workDir: string | undefined
   /** The CLI has a stored conversation for this session: start it with --resume. */
   #stored = false
@@ -21,12 +37,50 @@ export class Conversation {
   /** The appended system prompt the conversation has, once known. */
   #instructions: string | undefined
 
-  constructor(sessionId: string, cliSessionId: string, markers: MarkerStore, workBase: string, log: Logger) {
-    this.#sessionId = sessionId
-    this.#cliSessionId = cliSessionId
-    this.#markers = markers
-    this.#workBase = workBase
-    this.#log = log
+  constructor(options: ConversationOptions) {
+    this.#sessionId = options.sessionId
+    this.#cliSessionId = options.cliSessionId
+    this.#markers = options.markers
+    this.#workBase = options.workBase
+    this.#engine = options.recordedEngine
+    this.#log = options.log
+  }
+
+  /** The engine's name once a prompt was admitted (useEngine); undefined means the default, for a session from before engines had names. */
+  get engine(): string | undefined {
+    return this.#engine
+  }
+
+  /** The CLI's own id to resume the conversation under, when it named one that differs from the service's. */
+  get conversationId(): string | undefined {
+    return this.#conversationId
+  }
+
+  /**
+   * Fixes the session's engine with its first prompt (the one named, else the
+   * default); a later prompt may only name the same one. Unknown names are
+   * BAD_REQUEST (after useWorkDir, which reads what the marker recorded).
+   */
+  useEngine(requested: string | undefined, engines: EngineSet): void {
+    const fixed = this.#engine
+    if (fixed === undefined) {
+      this.#engine = engines.get(requested).name
+      return
+    }
+    if (requested !== undefined && requested !== fixed) {
+      throw new ServiceError('BAD_REQUEST', `session ${this.#sessionId} runs engine "${fixed}"; a session keeps the engine of its first turn (start a new session for "${requested}")`)
+    }
+    if (!engines.names.includes(fixed)) {
+      throw new ServiceError('BAD_REQUEST', `session ${this.#sessionId} runs engine "${fixed}", which is no longer configured (configured engines: ${engines.names.join(', ')})`)
+    }
+  }
+
+  /** The CLI reported its own id for the conversation: resumed later under that id; the marker records it. */
+  named(conversationId: string): void {
+    if (conversationId === this.#cliSessionId || conversationId === this.#conversationId) return
+    this.#conversationId = conversationId
+    // Written again if it was written without it (the id comes with the CLI's first output, the marker after its first turn).
+    this.#markerSaved = false
   }
 
   /** Set once a prompt was admitted (useWorkDir). */
@@ -56,6 +110,8 @@ export class Conversation {
         this.#markerSaved = true
         this.#workDir = marker.work_dir
         this.#instructions = marker.instructions
+        if (marker.engine !== undefined) this.#engine = marker.engine
+        if (marker.conversation_id !== undefined) this.#conversationId = marker.conversation_id
       }
     }
     if (requested === undefined && this.#workDir !== undefined) return
@@ -83,6 +139,8 @@ export class Conversation {
     this.#markerSaved = true
     const marker: SessionMarker = { session_id: this.#sessionId, cli_session_id: this.#cliSessionId, work_dir: this.#workDir!, created_at: new Date().toISOString() }
     if (this.#instructions !== undefined) marker.instructions = this.#instructions
+    if (this.#engine !== undefined) marker.engine = this.#engine
+    if (this.#conversationId !== undefined) marker.conversation_id = this.#conversationId
     this.#markers.write(marker).catch((err: unknown) => {
       this.#markerSaved = false
       // Recoverable (spec §6.3 warn): the next turn writes it again.

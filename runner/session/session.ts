@@ -13,10 +13,11 @@ import {
 import type { RecordedTurn } from '../../state/mod.ts'
 import { cliSessionId, type MarkerStore } from '../cli-session.ts'
 import { expired, pastDeadline } from '../deadline.ts'
-import type { Engine, EngineExit, EngineOutput, TurnResult } from '../engine/engine.ts'
+import type { EngineSet } from '../engine/engine-set.ts'
+import type { EngineExit, EngineOutput, TurnResult } from '../engine/engine.ts'
 import type { EventDraft } from '../event-draft.ts'
+import type { StartedTurn } from '../ownership/record.ts'
 import type { ProcessGuard } from '../process/guardian.ts'
-import type { SessionSandbox } from '../sandbox-exec/mod.ts'
 import { verifySandbox } from '../sandbox.ts'
 import type { SessionWaf } from '../waf/guard.ts'
 import { CliProcess } from './cli-process.ts'
@@ -34,13 +35,11 @@ export interface SessionSettings {
   turnTimeoutMs: number
   idleTimeoutMs: number
   stopGraceMs: number
-  engineEnv: Record<string, string>
-  /** The kernel sandbox each CLI starts in (runner/sandbox-exec); its mode none runs the CLI as it is, with the environment allowlist only. */
-  sandbox: SessionSandbox
+  /** The configured engines, each with its environment and kernel sandbox (runner/sandbox-exec). */
+  engines: EngineSet
 }
 
 export interface SessionDeps {
-  engine: Engine
   markers: MarkerStore
   settings: SessionSettings
   emit(draft: EventDraft): void
@@ -49,8 +48,10 @@ export interface SessionDeps {
   waf?: SessionWaf | undefined
   /** Stats the session had before this runner took it (from the registry). */
   initialStats?: Stats | undefined
+  /** The engine the registry says the session runs (none: not fixed yet, or a session from before engines had names). */
+  recordedEngine?: string | undefined
   /** Told when a turn starts and ends, so the registry knows what runs. */
-  onTurnStarted?(turnId: string, requestId: RequestId | undefined, workDir: string | undefined): void
+  onTurnStarted?(turn: StartedTurn): void
   onTurnEnded?(stats: Stats): void
   /** A prompt joined the queue behind a running turn. */
   onQueued?(): void
@@ -93,7 +94,7 @@ export class Session {
     this.#deps = deps
     if (deps.initialStats) this.#stats = deps.initialStats
     this.#cliSessionId = cliSessionId(deps.settings.namespace, id)
-    this.#conversation = new Conversation(id, this.#cliSessionId, deps.markers, deps.settings.workBase, deps.log)
+    this.#conversation = new Conversation({ sessionId: id, cliSessionId: this.#cliSessionId, markers: deps.markers, workBase: deps.settings.workBase, recordedEngine: deps.recordedEngine, log: deps.log })
     // A session claimed for a stop or stats alone is handed back when idle, too.
     this.#armIdleTimer()
   }
@@ -134,6 +135,7 @@ export class Session {
 
   async #admit(command: CommandOf<'execute'>): Promise<Admitted> {
     await this.#conversation.useWorkDir(command.work_dir)
+    this.#conversation.useEngine(command.engine, this.#deps.settings.engines)
     // Behind other admissions, the gateway may have given up on this one meanwhile.
     if (pastDeadline(command)) throw expired(command)
     if (this.#queue.length >= this.#deps.settings.maxQueue && this.#turn !== undefined) {
@@ -183,7 +185,7 @@ export class Session {
     this.#turn = turn
     clearTimeout(this.#idleTimer)
     if (!turn.retried) {
-      this.#deps.onTurnStarted?.(turn.id, turn.requestId, this.#conversation.workDir)
+      this.#deps.onTurnStarted?.({ turnId: turn.id, requestId: turn.requestId, workDir: this.#conversation.workDir, engine: this.#conversation.engine })
       this.#emitTurn(turn, { event: 'turn_started', data: turn.prompt, ...(turn.instructions !== undefined && { instructions: turn.instructions }) })
       const blocked = this.#deps.waf?.checkPrompt(turn.prompt)
       if (blocked) {
@@ -229,11 +231,13 @@ export class Session {
     // The agent can swap its sandbox for a symlink between turns: check it again before a CLI starts in it.
     await verifySandbox(settings.workBase, workDir)
     const resume = this.#conversation.stored
+    const slot = settings.engines.get(this.#conversation.engine)
     const running = await CliProcess.start(
-      { ...this.#deps, sandbox: settings.sandbox, engineEnv: settings.engineEnv, stopGraceMs: settings.stopGraceMs },
+      { ...this.#deps, engine: slot.engine, sandbox: slot.sandbox, engineEnv: slot.env, stopGraceMs: settings.stopGraceMs },
       {
         sessionId: this.id,
         cliSessionId: this.#cliSessionId,
+        conversationId: this.#conversation.conversationId,
         workDir,
         resume,
         instructions: this.#conversation.begin(turn.instructions),
@@ -252,6 +256,7 @@ export class Session {
     running.heard()
     this.#armIdleTimer()
     const turn = this.#turn
+    if (output.kind === 'init' && output.cliSessionId !== undefined) this.#conversation.named(output.cliSessionId)
     if (output.kind === 'result') {
       running.resulted()
       if (turn) this.#completeTurn(turn, running, output.result)

@@ -2,4 +2,4 @@
 export { loadConfig, resolveConfig, parseConfigText, ConfigError } from './load.ts'
 export { ConfigSchema } from './schema.ts'
 export type { Config, ConfigInput } from './schema.ts'
-export { observabilitySettings, securityOptions, stateSettings } from './slices.ts'
+export { engineList, observabilitySettings, securityOptions, stateSettings } from './slices.ts'

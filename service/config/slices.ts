@@ -1,5 +1,6 @@
 import type { SecurityOptions } from '../../gateway/server.ts'
 import type { ObservabilitySettings } from '../../observability/config.ts'
+import { resolveEngines, type EngineList } from '../../runner/engine/config.ts'
 import type { StateSettings } from '../../state/config.ts'
 import type { Config } from './schema.ts'
 
@@ -33,4 +34,11 @@ export function observabilitySettings(config: Config): ObservabilitySettings {
     host: config.server.host,
     readiness: config.server.readiness,
   }
+}
+
+/** The engines sessions can run (validated with the config, so never refused here). */
+export function engineList(config: Config): EngineList {
+  const resolved = resolveEngines(config.engine, config.engines)
+  if ('problems' in resolved) throw new Error(resolved.problems.map((problem) => problem.message).join('; '))
+  return resolved
 }

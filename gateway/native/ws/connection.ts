@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
-import { toServiceError, type ErrorBody, type RequestId, type ServiceEvent } from '../../../contract/mod.ts'
+import { toServiceError, type CommandOf, type ErrorBody, type RequestId, type ServiceEvent } from '../../../contract/mod.ts'
 import { frameBytes, type FrameAdmission } from '../../limits/frame-admission.ts'
 import type { Runners } from '../../runners.ts'
 import type { SessionHub } from '../../session-hub.ts'
@@ -43,7 +43,11 @@ interface QuickstartSession {
   session_id: string
   work_dir?: string | undefined
   instructions?: string | undefined
+  engine?: string | undefined
 }
+
+/** What a turn is started with, beside its session. */
+type TurnInput = Pick<CommandOf<'execute'>, 'prompt' | 'instructions' | 'work_dir' | 'engine' | 'request_id'>
 
 /**
  * One client on /ws/v1/agent. It receives the events of every session it has
@@ -136,7 +140,7 @@ export class Connection {
         const sessionId = frame.session_id ?? randomUUID()
         await this.#admit(sessionId)
         this.#attach(sessionId, frame.last_seq)
-        await this.#execute(sessionId, frame.prompt, frame.instructions, frame.work_dir, frame.request_id)
+        await this.#execute(sessionId, frame)
         return
       }
       case 'session_start':
@@ -144,7 +148,7 @@ export class Connection {
         {
           const sessionId = frame.session_id ?? randomUUID()
           await this.#admit(sessionId)
-          this.#quickstart = { session_id: sessionId, work_dir: frame.work_dir, instructions: frame.instructions }
+          this.#quickstart = { session_id: sessionId, work_dir: frame.work_dir, instructions: frame.instructions, engine: frame.engine }
         }
         this.#attach(this.#quickstart.session_id, frame.last_seq)
         return
@@ -156,9 +160,9 @@ export class Connection {
         this.#dialect = 'quickstart'
         // A prompt with no session_start first gets a session of its own.
         this.#quickstart ??= { session_id: randomUUID() }
-        const { session_id, instructions, work_dir } = this.#quickstart
+        const { session_id, ...started } = this.#quickstart
         await this.#admit(session_id)
-        await this.#execute(session_id, frame.content, instructions, work_dir, frame.request_id)
+        await this.#execute(session_id, { ...started, prompt: frame.content, request_id: frame.request_id })
         return
       }
       case 'stop':
@@ -174,29 +178,25 @@ export class Connection {
         return
       }
       case 'version': {
-        const reply = await runners.send({ type: 'version' })
+        if (frame.session_id !== undefined) await this.#admit(frame.session_id)
+        const reply = await runners.send({ type: 'version', ...(frame.engine !== undefined && { engine: frame.engine }), ...(frame.session_id !== undefined && { session_id: frame.session_id }) })
         this.#sendEvent(withRequestId({ event: 'version', data: reply.version, engine: reply.engine }, frame.request_id))
         return
       }
     }
   }
 
-  async #execute(
-    sessionId: string,
-    prompt: string,
-    instructions: string | undefined,
-    workDir: string | undefined,
-    requestId: RequestId | undefined,
-  ): Promise<void> {
+  async #execute(sessionId: string, input: TurnInput): Promise<void> {
     this.#attach(sessionId)
     await handOffTurn(this.#deps, {
       type: 'execute',
       session_id: sessionId,
       turn_id: `turn_${randomUUID()}`,
-      prompt,
-      ...(instructions !== undefined && { instructions }),
-      ...(workDir !== undefined && { work_dir: workDir }),
-      ...(requestId !== undefined && { request_id: requestId }),
+      prompt: input.prompt,
+      ...(input.instructions !== undefined && { instructions: input.instructions }),
+      ...(input.work_dir !== undefined && { work_dir: input.work_dir }),
+      ...(input.engine !== undefined && { engine: input.engine }),
+      ...(input.request_id !== undefined && { request_id: input.request_id }),
     })
   }
 

@@ -7,7 +7,10 @@ export interface InstanceDeps {
   /** The sandbox base (`session.work_dir`); `/` when the gateway does not know it. */
   workBase: string | undefined
   provider: string
+  /** The model that stands for the default engine. */
   model: string
+  /** The configured engines' names (each one is a model of the provider); none known: only the default. */
+  engines(): Promise<string[]>
   agent: string
   /** When the gateway started (the project's time). */
   startedAt: number
@@ -28,14 +31,14 @@ const OUTPUT_TOKENS = 32_000
  */
 export function instanceRoutes(app: FastifyInstance, deps: InstanceDeps): void {
   const base = deps.workBase ?? '/'
-  const provider = engineProvider(deps.provider, deps.model)
+  const provider = async () => engineProvider(deps.provider, [deps.model, ...(await deps.engines())])
   const defaults = { [deps.provider]: deps.model }
 
   app.get('/global/health', async () => ({ healthy: true as const, version: deps.version }))
   app.get('/path', async (): Promise<PathInfo> => ({ home: base, state: base, config: base, worktree: base, directory: base }))
   app.get('/project/current', async (): Promise<Project> => ({ id: DEFAULT_PROJECT, worktree: base, time: { created: deps.startedAt, updated: deps.startedAt }, sandboxes: [] }))
-  app.get('/config/providers', async (): Promise<ConfigProviders> => ({ providers: [provider], default: defaults }))
-  app.get('/provider', async (): Promise<ProviderList> => ({ all: [provider], default: defaults, connected: [deps.provider] }))
+  app.get('/config/providers', async (): Promise<ConfigProviders> => ({ providers: [await provider()], default: defaults }))
+  app.get('/provider', async (): Promise<ProviderList> => ({ all: [await provider()], default: defaults, connected: [deps.provider] }))
   app.get('/agent', async (): Promise<Agent[]> => [
     {
       name: deps.agent,
@@ -56,29 +59,28 @@ export function instanceRoutes(app: FastifyInstance, deps: InstanceDeps): void {
   app.get('/provider/auth', async () => ({}))
 }
 
-/** The engine as an OpenCode provider with one model: the one the engine is configured with. */
-function engineProvider(id: string, model: string): Provider {
+/**
+ * The service as an OpenCode provider whose models are its engines: `default`
+ * (the default engine) and one per configured engine, so a client picks the
+ * agent CLI a new session runs as it would pick a model.
+ */
+function engineProvider(id: string, models: readonly string[]): Provider {
+  return { id, name: 'Agent Runtime', source: 'custom', env: [], options: {}, models: Object.fromEntries(models.map((model) => [model, engineModel(id, model)])) }
+}
+
+function engineModel(providerID: string, model: string): Provider['models'][string] {
   const text = { text: true, audio: false, image: false, video: false, pdf: false }
   return {
-    id,
-    name: 'Agent Runtime',
-    source: 'custom',
-    env: [],
+    id: model,
+    providerID,
+    api: { id: model, url: '', npm: '' },
+    name: model === 'default' ? 'The default engine' : `Engine ${model}`,
+    capabilities: { temperature: false, reasoning: true, attachment: false, toolcall: true, input: text, output: text, interleaved: false },
+    cost: { input: 0, output: 0, cache: { read: 0, write: 0 } },
+    limit: { context: CONTEXT_TOKENS, output: OUTPUT_TOKENS },
+    status: 'active',
     options: {},
-    models: {
-      [model]: {
-        id: model,
-        providerID: id,
-        api: { id: model, url: '', npm: '' },
-        name: "The engine's model",
-        capabilities: { temperature: false, reasoning: true, attachment: false, toolcall: true, input: text, output: text, interleaved: false },
-        cost: { input: 0, output: 0, cache: { read: 0, write: 0 } },
-        limit: { context: CONTEXT_TOKENS, output: OUTPUT_TOKENS },
-        status: 'active',
-        options: {},
-        headers: {},
-        release_date: '',
-      },
-    },
+    headers: {},
+    release_date: '',
   }
 }

@@ -4,9 +4,9 @@ import type { z } from 'zod'
 import { instanceRoutes } from '../../../gateway/opencode/routes/instance.ts'
 import { Agent, Capabilities, ConfigProviders, ConsoleState, Health, PathInfo, Project, ProviderList } from '../../../gateway/opencode/schemas/instance.ts'
 
-async function app(workBase: string | undefined) {
+async function app(workBase: string | undefined, engines: string[] = []) {
   const server = Fastify()
-  instanceRoutes(server, { version: '0.1.0', workBase, provider: 'agent-runtime', model: 'default', agent: 'build', startedAt: 1_000 })
+  instanceRoutes(server, { version: '0.1.0', workBase, provider: 'agent-runtime', model: 'default', engines: async () => engines, agent: 'build', startedAt: 1_000 })
   await server.ready()
   return server
 }
@@ -35,6 +35,16 @@ describe('opencode instance routes - what `opencode attach` asks before it draws
     expect(providers.providers.map((p: { id: string }) => p.id)).toEqual(['agent-runtime'])
     expect(Object.keys(providers.providers[0].models)).toEqual(['default'])
     expect((await server.inject({ url: '/provider' })).json()).toMatchObject({ connected: ['agent-runtime'] })
+  })
+
+  it('instance - each configured engine is a model of the provider, after `default`', async () => {
+    const server = await app('/srv/sandboxes', ['claude', 'gemini'])
+    for (const url of ['/config/providers', '/provider']) {
+      const body = (await server.inject({ url })).json()
+      const provider = (body.providers ?? body.all)[0]
+      expect(Object.keys(provider.models)).toEqual(['default', 'claude', 'gemini'])
+      expect(provider.models.gemini).toMatchObject({ id: 'gemini', providerID: 'agent-runtime', name: 'Engine gemini' })
+    }
   })
 
   it.each([

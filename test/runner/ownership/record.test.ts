@@ -12,9 +12,10 @@ describe('session record changes', () => {
   })
 
   it.each<[string, SessionRecord, Parameters<typeof markBusy> extends [SessionRecord, ...infer Rest] ? Rest : never, Partial<SessionRecord>]>([
-    ['a turn with a request id and a work dir', base(), ['t1', 'a', '/w', []], { state: 'busy', turn_id: 't1', turn_request_id: 'a', work_dir: '/w' }],
-    ['a turn without a request id drops the last one', base({ turn_request_id: 'old' }), ['t2', undefined, undefined, []], { state: 'busy', turn_id: 't2' }],
-    ['an unknown work dir keeps the recorded one', base({ work_dir: '/w' }), ['t1', 7, undefined, [{ turn_id: 't2', request_id: 8 }]], { state: 'busy', turn_id: 't1', turn_request_id: 7, work_dir: '/w', queued: [{ turn_id: 't2', request_id: 8 }] }],
+    ['a turn with a request id and a work dir', base(), [{ turnId: 't1', requestId: 'a', workDir: '/w', engine: undefined }, []], { state: 'busy', turn_id: 't1', turn_request_id: 'a', work_dir: '/w' }],
+    ['a turn without a request id drops the last one', base({ turn_request_id: 'old' }), [{ turnId: 't2', requestId: undefined, workDir: undefined, engine: undefined }, []], { state: 'busy', turn_id: 't2' }],
+    ['an unknown work dir keeps the recorded one', base({ work_dir: '/w' }), [{ turnId: 't1', requestId: 7, workDir: undefined, engine: undefined }, [{ turn_id: 't2', request_id: 8 }]], { state: 'busy', turn_id: 't1', turn_request_id: 7, work_dir: '/w', queued: [{ turn_id: 't2', request_id: 8 }] }],
+    ['the engine the session runs is recorded', base(), [{ turnId: 't1', requestId: undefined, workDir: undefined, engine: 'gemini' }, []], { state: 'busy', turn_id: 't1', engine: 'gemini' }],
   ])('record - busy: %s', (_name, record, args, expected) => {
     markBusy(record, ...args)
     expect(record).toEqual({ ...base(), ...expected })

@@ -1,15 +1,41 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, resolveConfig } from '../../../service/config/mod.ts'
+import { ConfigError, engineList, loadConfig, resolveConfig } from '../../../service/config/mod.ts'
 import { configFile } from '../../fixtures/config-file.ts'
 
 describe('config', () => {
   it('config - defaults need no file', async () => {
     const config = await loadConfig(undefined, {})
     expect(config.server.port).toBe(8080)
-    expect(config.engine.command).toBe('claude')
+    expect(engineList(config)).toMatchObject({ default: 'claude', engines: [{ name: 'claude', type: 'claude', command: 'claude' }] })
     expect(config.engine.timeout).toBe(300_000)
     expect(config.engine.idle_timeout).toBe(1_800_000)
     expect(config.nats.url).toBe('nats://127.0.0.1:4222')
+  })
+
+  it('config - `engines` lists named engines; `engine.default` picks the one a session runs when it names none', async () => {
+    const file = await configFile(`
+engine: { default: gemini, timeout: 90s }
+engines:
+  - { name: claude, type: claude, command: /opt/claude }
+  - { name: gemini, type: claude, command: /opt/gemini, args: [--acp], env: { HOME: /srv/gemini }, network_allow: ["generativelanguage.googleapis.com:443"] }
+`)
+    const config = await loadConfig(file, {})
+    expect(engineList(config)).toMatchObject({
+      default: 'gemini',
+      engines: [
+        { name: 'claude', command: '/opt/claude', args: [] },
+        { name: 'gemini', command: '/opt/gemini', args: ['--acp'], env: { HOME: '/srv/gemini' }, network_allow: ['generativelanguage.googleapis.com:443'] },
+      ],
+    })
+    expect(config.engine.timeout).toBe(90_000)
+  })
+
+  it.each([
+    ['engine.command beside engines', 'engine: { command: /opt/claude }\nengines: [{ name: a, type: claude, command: a }]', 'engine.command: engine.command describes the one engine of a config without `engines`'],
+    ['a default that names no engine', 'engine: { default: b }\nengines: [{ name: a, type: claude, command: a }]', 'engine.default: engine.default "b" names no engine (configured: a)'],
+    ['two engines of one name', 'engines: [{ name: a, type: claude, command: a }, { name: a, type: claude, command: b }]', 'engines.1.name: the engine name "a" is used twice'],
+  ])('config - %s is refused, naming the key', async (_name, text, message) => {
+    await expect(loadConfig(await configFile(text), {})).rejects.toThrow(message)
   })
 
   it('config - reads every key of the file', async () => {
