@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { ServiceError } from '../../../contract/mod.ts'
+import { SESSION_TAG_VAR } from '../../process/env.ts'
+import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions, ToolGate } from '../engine.ts'
+import { LineSplitter } from '../line-splitter.ts'
+import { codexArgs, type CodexArgsConfig } from './args.ts'
+import { AppServerSession } from './session.ts'
+import { CodexToolGate } from './tool-gate.ts'
+
+export interface CodexEngineConfig extends CodexArgsConfig {
+  command: string
+  /** Longest stdout line kept; longer ones are dropped and reported. */
+  maxLineBytes: number
+}
+
+/** A Unix socket path must fit in sockaddr_un (108 bytes on Linux). */
+const MAX_SOCKET_PATH = 100
+
+/**
+ * Codex driven over its app-server protocol (JSON-RPC, one JSON object a line
+ * on stdio): one long-lived process per session, one `thread` (the CLI's own
+ * conversation id, reported in `init`), a `turn/start` per prompt,
+ * `turn/interrupt` to stop a turn. With a tool gate, a PreToolUse hook asks the
+ * runner about every tool call before Codex runs it (tool-gate.ts).
+ */
+export class CodexEngine implements Engine {
+  readonly name = 'codex'
+  readonly #config: CodexEngineConfig
+  #version: Promise<string> | undefined
+
+  constructor(config: CodexEngineConfig) {
+    this.#config = config
+  }
+
+  version(): Promise<string> {
+    // Cached: the binary does not change under a running service. Prints `codex-cli 0.169.0`.
+    this.#version ??= execa(this.#config.command, ['--version'], { timeout: 10_000 }).then(
+      (result) => result.stdout.trim(),
+      (err: unknown) => {
+        this.#version = undefined
+        throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command} --version failed: ${(err as Error).message}`, { cause: err })
+      },
+    )
+    return this.#version
+  }
+
+  async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
+    const gate = options.toolGate ? await listenGate(options.env, options.toolGate) : undefined
+    const args = codexArgs(this.#config, {
+      sessionTag: options.env[SESSION_TAG_VAR],
+      gate: gate && { node: process.execPath, socketPath: gate.socketPath, timeoutSeconds: options.toolGate?.timeoutSeconds ?? 30 },
+    })
+    const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
+    const child = execa(line.command, line.args, {
+      cwd: line.cwd ?? options.cwd,
+      env: options.env,
+      extendEnv: false,
+      // Its own process group, so the whole group can be signalled.
+      detached: true,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+      cleanup: false,
+    })
+    if (child.pid === undefined) {
+      const result = await child
+      await gate?.close()
+      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${this.#config.command}: ${result.shortMessage ?? 'unknown failure'}`, { cause: result })
+    }
+    const pid = child.pid
+    child.stdin.on('error', () => {})
+    const session = new AppServerSession(options, handlers, (message) => {
+      if (child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`)
+    })
+    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
+    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
+    const onStdout = (lines: string[]) => {
+      for (const text of lines) session.receive(text)
+    }
+    const onStderr = (lines: string[]) => {
+      for (const text of lines) handlers.onStderr(text)
+    }
+    child.stdout.on('data', (chunk: Buffer) => onStdout(stdout.push(chunk)))
+    child.stdout.on('end', () => onStdout(stdout.end()))
+    child.stderr.on('data', (chunk: Buffer) => onStderr(stderr.push(chunk)))
+    child.stderr.on('end', () => onStderr(stderr.end()))
+    const exited: Promise<EngineExit> = child.then(async (result) => {
+      session.exited()
+      await gate?.close()
+      return { code: result.exitCode ?? null, signal: result.signal ?? null }
+    })
+    session.begin()
+    return {
+      pid,
+      send: (prompt) => session.send(prompt),
+      interrupt: () => session.interrupt(),
+      endInput: () => child.stdin.end(),
+      exited,
+    }
+  }
+}
+
+/** The tool gate's socket, in the CLI's HOME: the one directory the session sandbox shares read-write with the runner besides the work dir. */
+async function listenGate(env: Record<string, string>, toolGate: ToolGate): Promise<CodexToolGate> {
+  const dir = path.join(env.HOME ?? os.tmpdir(), '.agent-runtime')
+  const socketPath = path.join(dir, `tool-gate-${randomBytes(4).toString('hex')}.sock`)
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+    throw new ServiceError('ENGINE_START_FAILED', `the CLI's HOME path is too long for the tool gate's socket (${socketPath}); use a shorter sandbox.state_dir`)
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  return CodexToolGate.listen(socketPath, toolGate)
+}
