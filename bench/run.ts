@@ -1,129 +1,126 @@
 /**
- * `npm run bench`: the service as users run it (separate processes), measured
- * from outside over WebSockets:
- *  - relay: events/s and latency from a CLI stdout line to the client, for the
- *    in-process bus, NATS without persistence, and NATS with JetStream;
- *  - session starts per second;
- *  - the highest session start rate at which every turn completes, with
- *    first-event p50/p99 (bench/session-start-rate.ts);
- *  - replay speed of stored events to a resuming client;
- *  - Kubernetes: session start from a warm pool in a fake cluster;
- *  - a long turn over the OpenCode REST layer (linear in its events);
- *  - the session sandbox's cost: session start and tool round trip with and without it (bench/sandbox.ts);
- *  - the WAF at the tool call: what the in-process tool gate adds per call (bench/waf-tool-call.ts).
+ * `npm run bench`: one table. The bare relay floor (bench/floor.ts), ours in
+ * dev mode, ours in production (gateway + runner over a private nats-server
+ * with JetStream) and HotPlex v0.10.0 (bench/hotplex/build.sh) relay the same
+ * fake CLI, driven over their native WebSockets on loopback, one after
+ * another in the same run; medians of 3 rounds, with ratios against the floor
+ * and HotPlex; then 1,000 idle sessions on ours in production.
+ * The other benchmarks: `node bench/suite.ts` (relay, starts, replay,
+ * Kubernetes, REST, sandbox, WAF), each also runnable alone.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { startNats } from '../test/fixtures/nats-server.ts'
-import { startServiceProcess, type ServiceProcess } from '../test/fixtures/service-process.ts'
-import { FAKE_CLAUDE } from '../test/fixtures/stack.ts'
-import { measureK8sWarmStart, printK8sWarmStart } from './k8s-warm-start.ts'
-import { measureRelay, type RelayResult } from './relay.ts'
-import { measureRestLongTurns, printRestLongTurns } from './rest-long-turn.ts'
-import { measureSessionStartRates, printSessionStartRates } from './session-start-rate.ts'
-import { measureReplay, measureSessionStarts } from './sessions.ts'
-import { measureSandboxCost, printSandboxCost } from './sandbox.ts'
-import { measureWafToolCall, printWafToolCall } from './waf-tool-call.ts'
+import { LOAD, measureSystem, type RelayFigures } from './compare.ts'
+import { IDLE, measureIdleSessions, type IdleFigures } from './idle-sessions.ts'
+import { FAKE_CLI, HOTPLEX_BIN, startDev, startFloor, startHotPlex, startProduction, TINY_CLI, type System } from './systems.ts'
 
-const RELAY = { burstLines: 100_000, stampedLines: 20_000, stampedRate: 5_000 }
-const SESSIONS = 200
-const REPLAY_EVENTS = 20_000
-const TINY_CLAUDE = fileURLToPath(new URL('../test/fakes/tiny-claude.sh', import.meta.url))
-
-interface Topology {
-  name: string
-  /** The WebSocket URL of the gateway. */
-  wsUrl: string
-  stop(): Promise<void>
-}
+type Column = 'floor' | 'dev' | 'production' | 'hotplex'
 
 async function main(): Promise<void> {
+  const began = performance.now()
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-bench-'))
-  const nats = await startNats()
-  let run = 0
-  const config = (engine: { command: string; args: string[] }, extra: Record<string, unknown> = {}) => {
-    const name = `run${run++}`
-    return {
-      server: { port: 0 },
-      engine: { ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') } },
-      session: { work_dir: path.join(dir, `${name}-sessions`), marker_dir: path.join(dir, `${name}-markers`) },
-      runner: { max_sessions: 1_000 },
-      nats: { url: nats.url, prefix: `bench-${process.pid}-${name}` },
-      // info: the start-up line tells the harness the process is ready; nothing logs per event.
-      log: { level: 'info' },
-      ...extra,
-    }
-  }
-  const dev = async (engine: typeof FAKE_CLAUDE): Promise<Topology> => {
-    const service = await startServiceProcess('dev', config(engine), dir)
-    return { name: 'in-process bus (dev)', wsUrl: wsUrl(service), stop: () => service.stop().then(() => {}) }
-  }
-  const split = async (engine: typeof FAKE_CLAUDE, backend: 'memory' | 'jetstream'): Promise<Topology> => {
-    // Keep every event of the replay session (the default keeps the newest 10,000).
-    const shared = config(engine, { state: { backend, events_per_session: 2 * REPLAY_EVENTS } })
-    const runner = await startServiceProcess('runner', shared, dir)
-    const gateway = await startServiceProcess('gateway', shared, dir)
-    const stop = async (services: ServiceProcess[]) => void (await Promise.all(services.map((service) => service.stop())))
-    return { name: backend === 'memory' ? 'NATS, no persistence' : 'NATS + JetStream', wsUrl: wsUrl(gateway), stop: () => stop([gateway, runner]) }
-  }
-  const tiny = { command: TINY_CLAUDE, args: [] }
-
+  const log = (line: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${line}`)
   try {
-    const relay: RelayResult[] = []
-    for (const start of [() => dev(FAKE_CLAUDE), () => split(FAKE_CLAUDE, 'memory'), () => split(FAKE_CLAUDE, 'jetstream')]) {
-      const topology = await start()
-      relay.push(await measureRelay(topology.name, topology.wsUrl, RELAY))
-      await topology.stop()
+    const figures: Partial<Record<Column, RelayFigures>> = {}
+    const starts: [Column, () => Promise<System | undefined>][] = [
+      ['floor', () => startFloor(FAKE_CLI)],
+      ['dev', () => startDev(dir, FAKE_CLI)],
+      ['production', () => startProduction(dir, FAKE_CLI)],
+      ['hotplex', () => startHotPlex(dir, FAKE_CLI)],
+    ]
+    for (const [column, start] of starts) {
+      const system = await start()
+      if (!system) {
+        log(`HotPlex: no binary at ${HOTPLEX_BIN}; build it with bench/hotplex/build.sh (needs go). Its columns stay empty.`)
+        continue
+      }
+      try {
+        figures[column] = await measureSystem(system, log)
+      } finally {
+        await system.stop()
+      }
     }
-    const starts: [string, number][] = []
-    for (const start of [() => dev(tiny), () => split(tiny, 'jetstream')]) {
-      const topology = await start()
-      starts.push([topology.name, await measureSessionStarts(topology.wsUrl, SESSIONS, 20, `s${run}`)])
-      await topology.stop()
+    const production = await startProduction(dir, TINY_CLI, { engine: { idle_timeout: IDLE.idleTimeout } })
+    let idle: IdleFigures
+    try {
+      idle = await measureIdleSessions(production, 'tiny-claude', log)
+    } finally {
+      await production.stop()
     }
-    const jetstream = await split(FAKE_CLAUDE, 'jetstream')
-    const replay = await measureReplay(jetstream.wsUrl, REPLAY_EVENTS)
-    await jetstream.stop()
-    const rates = await measureSessionStartRates()
-    printTables(relay, starts, replay)
-    printSessionStartRates(rates)
-    printK8sWarmStart(await measureK8sWarmStart())
-    printRestLongTurns(await measureRestLongTurns())
-    printSandboxCost(await measureSandboxCost())
-    printWafToolCall(await measureWafToolCall())
+    printTable(figures, idle)
+    console.log(`\n${os.cpus().length} cores, Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; the bench took ${((performance.now() - began) / 1000).toFixed(0)} s.`)
   } finally {
-    await nats.stop()
     await rm(dir, { recursive: true, force: true })
   }
 }
 
-function wsUrl(service: ServiceProcess): string {
-  return service.address!.replace('http', 'ws') + '/ws/v1/agent'
+interface Row {
+  measure: string
+  value(f: RelayFigures): number
+  format(value: number): string
+  /** Bigger is better (events/s) or smaller (CPU, memory, latency). */
+  higherIsBetter: boolean
+  /** Shown against the floor's: the added latency. */
+  added?: boolean
 }
 
-function printTables(relay: RelayResult[], starts: [string, number][], replay: number): void {
-  const ms = (value: number) => value.toFixed(2)
+const signed = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(2)}`
+const int = (value: number) => Math.round(value).toLocaleString('en')
+const ROWS: Row[] = [
+  { measure: `1 session flooding ${int(LOAD.floodEvents)} events: events/s`, value: (f) => f.floodEventsPerSecond, format: int, higherIsBetter: true },
+  { measure: '1 session: service CPU µs/event', value: (f) => f.floodCpuMicros, format: (v) => v.toFixed(1), higherIsBetter: false },
+  { measure: `${LOAD.sessions} sessions × ${LOAD.sessionEvents} events: events/s`, value: (f) => f.manyEventsPerSecond, format: int, higherIsBetter: true },
+  { measure: `${LOAD.sessions} sessions: service CPU µs/event`, value: (f) => f.manyCpuMicros, format: (v) => v.toFixed(1), higherIsBetter: false },
+  { measure: `gateway RSS after ${LOAD.sessions} sessions: MB`, value: (f) => f.manyGatewayRss / 2 ** 20, format: (v) => v.toFixed(0), higherIsBetter: false },
+  { measure: `paced ${int(LOAD.pacedRate)}/s: p99 ms (added over the floor)`, value: (f) => f.pacedP99Ms, format: (v) => v.toFixed(2), higherIsBetter: false, added: true },
+]
+
+function printTable(figures: Partial<Record<Column, RelayFigures>>, idle: IdleFigures): void {
+  const { floor, dev, production, hotplex } = figures
+  const cell = (row: Row, f: RelayFigures | undefined, ratios: boolean) => {
+    if (!f) return '–'
+    const value = row.value(f)
+    if (!ratios) return row.format(value)
+    const parts: string[] = []
+    if (floor) parts.push(row.added ? signed(value - row.value(floor)) : `${(value / row.value(floor)).toFixed(2)}× floor`)
+    if (hotplex && f !== hotplex) parts.push(`${(value / row.value(hotplex)).toFixed(2)}× HotPlex`)
+    return `${row.format(value)} (${parts.join(', ')})`
+  }
+  console.log(`\nRelay of one fake CLI (test/fakes/fake-claude.ts) to WebSocket clients on loopback, medians of ${LOAD.rounds} rounds; service CPU = its processes' user + system time (production: gateway, runner and nats-server), not the CLIs'\n`)
+  console.log('| measure | bare floor | ours (dev) | ours (production, JetStream) | HotPlex v0.10.0 |')
+  console.log('|---|---:|---:|---:|---:|')
+  for (const row of ROWS) {
+    console.log(`| ${row.measure} | ${cell(row, floor, false)} | ${cell(row, dev, true)} | ${cell(row, production, true)} | ${cell(row, hotplex, true)} |`)
+  }
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`
+  console.log(`| ${int(idle.sessions)} idle sessions (client connected, one turn done, CLI reaped): gateway memory per session | – | – | ${kb(idle.gatewayBytesPerSession)} | – |`)
+  console.log(`| ${int(idle.sessions)} idle sessions: runner memory per session | – | – | ${kb(idle.runnerBytesPerSession)} | – |`)
+  console.log(`| ${int(idle.sessions)} session starts (${IDLE.inFlight} in flight, shell fake CLI): starts/s | – | – | ${int(idle.startsPerSecond)} | – |`)
+  console.log(`| session start (execute → end of its first turn): p99 ms | – | – | ${idle.startP99Ms.toFixed(0)} | – |`)
+  printTargets(figures, idle)
+}
+
+function printTargets(figures: Partial<Record<Column, RelayFigures>>, idle: IdleFigures): void {
+  const { floor, dev, production, hotplex } = figures
   const met = (ok: boolean) => (ok ? 'met' : 'MISSED')
-  console.log(`\nMachine: ${os.cpus().length} cores, Node ${process.versions.node}`)
-  console.log(`\nRelay, CLI stdout line → WebSocket client (burst of ${RELAY.burstLines} lines for events/s; ${RELAY.stampedLines} stamped lines at ${RELAY.stampedRate}/s for latency)\n`)
-  console.log('| scenario | events/s | p50 ms | p99 ms | max ms | target ≥ 20,000/s, p99 < 5 ms |')
-  console.log('|---|---:|---:|---:|---:|---|')
-  for (const r of relay) {
-    console.log(`| ${r.scenario} | ${r.eventsPerSecond.toLocaleString('en')} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.maxMs)} | ${met(r.eventsPerSecond >= 20_000 && r.p99Ms < 5)} |`)
+  const lines: string[] = []
+  if (dev && floor) {
+    lines.push(`dev, 1 session ≥ 75% of the floor's events/s: ${(dev.floodEventsPerSecond / floor.floodEventsPerSecond * 100).toFixed(0)}% ${met(dev.floodEventsPerSecond >= 0.75 * floor.floodEventsPerSecond)}`)
+    lines.push(`dev, added paced p99 < 2 ms: ${(dev.pacedP99Ms - floor.pacedP99Ms).toFixed(2)} ms ${met(dev.pacedP99Ms - floor.pacedP99Ms < 2)}`)
   }
-  const plain = relay.find((r) => r.scenario === 'NATS, no persistence')
-  const persisted = relay.find((r) => r.scenario === 'NATS + JetStream')
-  if (plain && persisted) {
-    const added = persisted.p99Ms - plain.p99Ms
-    console.log(`\nJetStream persistence adds ${ms(added)} ms to the relay p99 (target < 2 ms: ${met(added < 2)})`)
+  if (production && floor) {
+    lines.push(`production, 1 session ≥ 60% of the floor's events/s: ${(production.floodEventsPerSecond / floor.floodEventsPerSecond * 100).toFixed(0)}% ${met(production.floodEventsPerSecond >= 0.6 * floor.floodEventsPerSecond)}`)
+    lines.push(`production, added paced p99 < 2 ms: ${(production.pacedP99Ms - floor.pacedP99Ms).toFixed(2)} ms ${met(production.pacedP99Ms - floor.pacedP99Ms < 2)}`)
   }
-  console.log(`\nSession starts (${SESSIONS} new sessions at once, one turn each, shell fake CLI)\n`)
-  console.log('| scenario | sessions/s |')
-  console.log('|---|---:|')
-  for (const [name, perSecond] of starts) console.log(`| ${name} | ${perSecond.toLocaleString('en')} |`)
-  console.log(`\nReplay of ${REPLAY_EVENTS.toLocaleString('en')} stored events to a resuming WebSocket client (NATS + JetStream): ${replay.toLocaleString('en')} events/s (target ≥ 20,000: ${met(replay >= 20_000)})`)
+  if (dev && hotplex) {
+    lines.push(`dev, ${LOAD.sessions} sessions events/s ≥ 1.2× HotPlex: ${(dev.manyEventsPerSecond / hotplex.manyEventsPerSecond).toFixed(2)}× ${met(dev.manyEventsPerSecond >= 1.2 * hotplex.manyEventsPerSecond)}`)
+    lines.push(`dev, ${LOAD.sessions} sessions CPU/event ≤ 0.8× HotPlex: ${(dev.manyCpuMicros / hotplex.manyCpuMicros).toFixed(2)}× ${met(dev.manyCpuMicros <= 0.8 * hotplex.manyCpuMicros)}`)
+    lines.push(`dev, gateway RSS ≤ HotPlex's: ${(dev.manyGatewayRss / 2 ** 20).toFixed(0)} vs ${(hotplex.manyGatewayRss / 2 ** 20).toFixed(0)} MB ${met(dev.manyGatewayRss <= hotplex.manyGatewayRss)}`)
+  }
+  const perSession = Math.max(idle.gatewayBytesPerSession, idle.runnerBytesPerSession)
+  lines.push(`idle session < 100 KB (gateway and runner each): ${(idle.gatewayBytesPerSession / 1024).toFixed(0)} / ${(idle.runnerBytesPerSession / 1024).toFixed(0)} KB ${met(perSession < 100 * 1024)}`)
+  console.log(`\nTargets (issue 12):\n${lines.map((line) => `- ${line}`).join('\n')}`)
 }
 
 await main()
