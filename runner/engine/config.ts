@@ -26,7 +26,11 @@ const ClaudeFields = {
 }
 
 /** One entry of `engines`: a named agent CLI a session can run. */
-export const NamedEngineSchema = z.discriminatedUnion('type', [z.strictObject({ name: EngineName, type: z.literal('claude'), ...CliFields, ...ClaudeFields })])
+export const NamedEngineSchema = z.discriminatedUnion('type', [
+  z.strictObject({ name: EngineName, type: z.literal('claude'), ...CliFields, ...ClaudeFields }),
+  /** Codex over `codex app-server` (runner/engine/codex/); its model provider goes in `args` (`-c` flags) or a config.toml in CODEX_HOME. */
+  z.strictObject({ name: EngineName, type: z.literal('codex'), ...CliFields }),
+])
 export type NamedEngine = z.output<typeof NamedEngineSchema>
 export type EngineType = NamedEngine['type']
 

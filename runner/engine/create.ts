@@ -1,4 +1,5 @@
 import { ClaudeEngine } from './claude/engine.ts'
+import { CodexEngine } from './codex/engine.ts'
 import type { NamedEngine } from './config.ts'
 import type { Engine } from './engine.ts'
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.ts'
@@ -8,5 +9,7 @@ export function createEngine(config: NamedEngine): Engine {
   switch (config.type) {
     case 'claude':
       return new ClaudeEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
+    case 'codex':
+      return new CodexEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
   }
 }
