@@ -97,6 +97,7 @@ export class AgentClient implements SessionPort {
     const frame: Frame = { type: 'execute', request_id: this.#requestId(), session_id: sessionId, prompt }
     if (options.workDir !== undefined) frame.work_dir = options.workDir
     if (options.instructions !== undefined) frame.instructions = options.instructions
+    if (options.engine !== undefined) frame.engine = options.engine
     const queue = new EventQueue<ServiceEvent>(() => this.#pending.delete(frame.request_id))
     if (this.#closed) queue.fail(new Error('the client is closed'))
     else {

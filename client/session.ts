@@ -7,6 +7,8 @@ export interface ExecuteOptions {
   workDir?: string
   /** Added to the agent's system prompt for this session. */
   instructions?: string
+  /** The engine (agent CLI) the session runs, a configured name; first execute only, none: the service's default. */
+  engine?: string
 }
 
 /** What a Session asks of its client (client.ts implements it). */

@@ -18,6 +18,8 @@ export const SessionSummary = z.object({
   owner: z.string().nullable(),
   /** The session's sandbox directory on its runner (absolute), once a turn has run; null before. */
   work_dir: z.string().nullable(),
+  /** The engine the session runs (engines[].name), fixed by its first turn; null before one ran. */
+  engine: z.string().nullable(),
   created_at: z.number().int(),
   /** The last command or output. */
   last_active: z.number().int(),

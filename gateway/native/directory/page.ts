@@ -14,6 +14,7 @@ export function toSummary(record: SessionRecord): SessionSummary {
     state: record.state,
     owner: record.owner ?? null,
     work_dir: record.work_dir ?? null,
+    engine: record.engine ?? null,
     created_at: record.created_at,
     last_active: record.last_active,
     turn_id: record.state === 'busy' ? (record.turn_id ?? null) : null,

@@ -128,7 +128,7 @@ describe.each([
 
   it('directory - GET /v1/sessions/{id}: state, owner runner, work_dir, times, queued turns, stats', async () => {
     const session = await idleAfter(ids.rest, 1)
-    expect(session).toMatchObject({ session_id: ids.rest, state: 'idle', work_dir: expect.stringMatching(/^\/.*\/rest-dir$/), turn_id: null, queued_turns: 0, stats: { turns: 1 } })
+    expect(session).toMatchObject({ session_id: ids.rest, state: 'idle', work_dir: expect.stringMatching(/^\/.*\/rest-dir$/), engine: 'claude', turn_id: null, queued_turns: 0, stats: { turns: 1 } })
     expect(session.owner).toEqual(expect.any(String))
     expect(session.last_active).toBeGreaterThanOrEqual(session.created_at)
   })

@@ -18,13 +18,13 @@ const query = (raw: Record<string, string | undefined> = {}) => SessionListQuery
 
 describe('directory page - summaries', () => {
   it('page - a busy record shows its turn, queue and owner; the CLI\'s own ids stay inside', () => {
-    const summary = toSummary(record('s', 1, { state: 'busy', owner: 'runner-1', turn_id: 't1', turn_request_id: 7, queued: [{ turn_id: 't2' }, { turn_id: 't3' }], work_dir: '/w/s' }))
-    expect(summary).toEqual({ session_id: 's', state: 'busy', owner: 'runner-1', work_dir: '/w/s', created_at: 1, last_active: 6, turn_id: 't1', queued_turns: 2, stats: emptyStats() })
+    const summary = toSummary(record('s', 1, { state: 'busy', owner: 'runner-1', turn_id: 't1', turn_request_id: 7, queued: [{ turn_id: 't2' }, { turn_id: 't3' }], work_dir: '/w/s', engine: 'gemini' }))
+    expect(summary).toEqual({ session_id: 's', state: 'busy', owner: 'runner-1', work_dir: '/w/s', engine: 'gemini', created_at: 1, last_active: 6, turn_id: 't1', queued_turns: 2, stats: emptyStats() })
     expect(JSON.stringify(summary)).not.toContain('cli-s')
   })
 
   it('page - an idle, released record: no owner, no turn, nothing queued', () => {
-    expect(toSummary(record('s', 1, { turn_id: 'stale' }))).toMatchObject({ owner: null, work_dir: null, turn_id: null, queued_turns: 0 })
+    expect(toSummary(record('s', 1, { turn_id: 'stale' }))).toMatchObject({ owner: null, work_dir: null, engine: null, turn_id: null, queued_turns: 0 })
   })
 })
 
