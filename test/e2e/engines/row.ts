@@ -37,5 +37,7 @@ export interface EngineRow {
     toolOutput: boolean
     /** The CLI reports a cost in dollars. */
     cost: boolean
+    /** The agent is told why the WAF denied a tool call (the rule's reason reaches the model); default true. */
+    denyReason?: boolean
   }
 }

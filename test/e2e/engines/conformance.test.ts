@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { processesUnder } from '../../fixtures/processes.ts'
+import { startStack, type Stack } from '../../fixtures/stack.ts'
+import { WsClient } from '../../fixtures/ws-client.ts'
+import { ENGINE_ROWS } from './rows.ts'
+import type { EngineFixture } from './row.ts'
+
+/**
+ * The engine conformance suite: every engine adapter runs the same scenarios,
+ * with the same assertions, against its real CLI and a fake of its model API
+ * (test/fakes/model-script.ts decides what the model says). Adding an engine
+ * means adding a row (rows.ts). The service runs as users run it: dev mode,
+ * the bubblewrap sandbox, the WAF on.
+ */
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
+const kinds = (events: Record<string, unknown>[]) => events.map((event) => event.event)
+const isEnd = (msg: Record<string, unknown>) => msg.event === 'completed' || msg.event === 'stopped' || (msg.event === 'error' && msg.tool === undefined)
+/** What a turn of a real CLI may take here, its first start included. */
+const TURN_MS = 90_000
+
+describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
+  let fixture: EngineFixture
+  let stack: Stack
+  let client: WsClient
+
+  beforeAll(async () => {
+    fixture = await row.setup()
+    stack = await startStack({ engine: { default: row.name, stop_grace: '2s' }, engines: [fixture.config] })
+    client = await WsClient.connect(stack.wsUrl)
+  }, 120_000)
+  afterAll(async () => {
+    await client?.close()
+    await stack?.close()
+    await fixture?.stop()
+  })
+
+  const sandboxOf = (sessionId: string) => path.join(stack.config.session.work_dir, sessionId)
+  async function turn(sessionId: string, requestId: string, prompt: string) {
+    client.send({ type: 'execute', request_id: requestId, session_id: sessionId, prompt })
+    const end = await client.next((msg) => msg.request_id === requestId && isEnd(msg), TURN_MS)
+    const events = client.eventsOf(sessionId).filter((event) => event.request_id === requestId)
+    return { end, events }
+  }
+
+  it(`${row.name} - a tool round trip: tool_use, tool_result, the answer, completed with the CLI's stats`, async () => {
+    const { end, events } = await turn(`${row.name}-tool`, 'tool', 'run: echo conformance-ok')
+    expect(end.event).toBe('completed')
+    const toolUse = events.find((event) => event.event === 'tool_use')
+    expect(JSON.stringify((toolUse?.tool as { input?: unknown } | undefined)?.input)).toContain('echo conformance-ok')
+    const result = events.find((event) => event.event === 'tool_result')
+    expect(result).toMatchObject({ tool: { id: (toolUse!.tool as { id: string }).id } })
+    if (row.shows.toolOutput) expect(String(result!.data)).toContain('conformance-ok')
+    if (row.shows.thinking) expect(kinds(events)).toContain('thinking')
+    const answers = events.filter((event) => event.event === 'answer').map((event) => String(event.data))
+    expect(answers.join('\n')).toContain('Done. The tool said:')
+    // The order a client can rely on: the call, its result, then the answer that read it.
+    expect(kinds(events).indexOf('tool_use')).toBeLessThan(kinds(events).indexOf('tool_result'))
+    expect(kinds(events).lastIndexOf('answer')).toBeGreaterThan(kinds(events).indexOf('tool_result'))
+    const stats = end.turn_stats as Record<string, number>
+    expect(stats.input_tokens).toBeGreaterThan(0)
+    expect(stats.output_tokens).toBeGreaterThan(0)
+    expect(stats.tool_calls).toBe(1)
+    expect(stats.turns).toBe(1)
+    if (row.shows.cost) expect(stats.total_cost_usd).toBeGreaterThan(0)
+    else expect(stats.total_cost_usd).toBe(0)
+  })
+
+  it(`${row.name} - stop mid-tool ends the turn, and no process of the session is left`, async () => {
+    const sessionId = `${row.name}-stop`
+    client.send({ type: 'execute', request_id: 'long', session_id: sessionId, prompt: 'run: python3 -c "import time; time.sleep(30)"' })
+    await client.next((msg) => msg.request_id === 'long' && msg.event === 'tool_use', TURN_MS)
+    // The tool command runs now (or is about to): stop it there.
+    await expect.poll(() => processesUnder(sandboxOf(sessionId)), { timeout: 10_000 }).not.toEqual([])
+    client.send({ type: 'stop', request_id: 'stop', session_id: sessionId })
+    await client.next((msg) => msg.session_id === sessionId && msg.event === 'stopped', 30_000)
+    expect(await processesUnder(sandboxOf(sessionId))).toEqual([])
+  })
+
+  it(`${row.name} - after its CLI is killed, the next turn resumes the conversation from the CLI's own store`, async () => {
+    const sessionId = `${row.name}-resume`
+    expect((await turn(sessionId, 'first', 'remember the word heliotrope')).end.event).toBe('completed')
+    const pids = await processesUnder(sandboxOf(sessionId))
+    expect(pids).not.toEqual([])
+    for (const pid of pids) process.kill(pid, 'SIGKILL')
+    await expect.poll(() => processesUnder(sandboxOf(sessionId)), { timeout: 10_000 }).toEqual([])
+    const { end, events } = await turn(sessionId, 'recall', 'recall')
+    expect(end.event).toBe('completed')
+    expect(events.filter((event) => event.event === 'answer').map((event) => String(event.data)).join('\n')).toContain('remember the word heliotrope')
+  })
+
+  it(`${row.name} - the WAF denies a dangerous tool call the model writes, before it runs`, async () => {
+    const sessionId = `${row.name}-waf`
+    const canary = path.join(sandboxOf(sessionId), 'canary')
+    const command = `touch ${canary}; exit 0; rm -rf /`
+    const { events } = await turn(sessionId, 'waf', `run-b64: ${b64(command)}`)
+    expect(events.find((event) => event.event === 'error' && event.tool !== undefined)).toMatchObject({ error: { code: 'WAF_BLOCKED' }, waf: { rule_id: 'fs.rm-root' } })
+    expect(existsSync(canary)).toBe(false)
+    if (row.shows.denyReason !== false) expect(fixture.modelSaw('fs.rm-root')).toBe(true)
+  })
+})
