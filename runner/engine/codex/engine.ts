@@ -108,8 +108,9 @@ export class CodexEngine implements Engine {
 
 /** The tool gate's socket, in the CLI's HOME: the one directory the session sandbox shares read-write with the runner besides the work dir. */
 async function listenGate(env: Record<string, string>, toolGate: ToolGate): Promise<CodexToolGate> {
-  const dir = path.join(env.HOME ?? os.tmpdir(), '.agent-runtime')
-  const socketPath = path.join(dir, `tool-gate-${randomBytes(4).toString('hex')}.sock`)
+  const dir = env.HOME ?? os.tmpdir()
+  // Short: the whole path must fit in 108 bytes. One per process: sessions may share a HOME set in engine.env.
+  const socketPath = path.join(dir, `.ar-gate-${randomBytes(4).toString('hex')}.sock`)
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new ServiceError('ENGINE_START_FAILED', `the CLI's HOME path is too long for the tool gate's socket (${socketPath}); use a shorter sandbox.state_dir`)
   }
