@@ -101,6 +101,23 @@ export const ControllerConfigSchema = z.strictObject({
     })
     .prefault({}),
   sandbox: Sandbox.prefault({}),
+  /**
+   * Per-session NATS credentials (README "Per-session credentials"): each sandbox pod gets, in a
+   * Secret of its own, a credential that can only receive its assignment; the controller places
+   * every session itself and hands the pod a credential for that session only. Needs NATS in
+   * operator mode and the sandbox pods' `runner.placement: controller`. Unset: pods take sessions
+   * from the placement queue with the runners' shared user.
+   */
+  session_credentials: z
+    .strictObject({
+      /** A file holding the account's signing key seed (`SA…`), e.g. a mounted Secret. */
+      signing_key_file: z.string().min(1),
+      /** The account's public key (`A…`) when the seed is one of its signing keys rather than the account key. */
+      account: z.string().regex(/^A[A-Z2-7]{55}$/, 'an account public key (A followed by 55 base-32 characters)').optional(),
+      /** Lifetime of a session credential; the controller renews it after two thirds. */
+      ttl: DurationMs('1h'),
+    })
+    .optional(),
 })
 
 export type ControllerConfig = z.output<typeof ControllerConfigSchema>

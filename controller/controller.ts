@@ -5,13 +5,14 @@ import type { Logger } from 'pino'
 import type { Clock } from './clock.ts'
 import type { ControllerConfig } from './config.ts'
 import type { Demand, DemandSource } from './demand.ts'
+import type { SessionAssigner } from './credentials/assigner.ts'
 import type { SessionEvents } from './events.ts'
 import { apiStatus, isConflict, isNotFound, type KubeApi } from './kube/client.ts'
 import { ANNOTATION, LABEL, poolSelector, sessionLabelValue, MANAGED_BY } from './labels.ts'
 import { LeaderElector } from './lease.ts'
 import type { ControllerObserver } from './observer.ts'
 import { PodInformer } from './pod-informer.ts'
-import { buildSandboxPod, newPodName, type PodPurpose } from './pod-spec.ts'
+import { buildSandboxPod, newPodName, POD_CREDS_KEY, podCredentialsSecret, type PodPurpose } from './pod-spec.ts'
 import { planReconcile } from './reconcile/plan.ts'
 import { ownerIndex, podView, type Action, type DeleteReason, type DemandAnswer, type World } from './reconcile/view.ts'
 import type { SessionSource } from './sessions.ts'
@@ -23,6 +24,10 @@ const DEMAND_TTL_MS = 30_000
 /** How long a session failure or release is remembered, so it is sent once. */
 const REPORTED_TTL_MS = 10 * 60_000
 const MAX_BACKOFF_MS = 30_000
+/** A pod whose runner did not listen for its assignment is passed over this long (it is still starting). */
+const NOT_LISTENING_MS = 500
+/** A renewal that failed is tried again this soon (the credential it replaces is still valid). */
+const RENEW_RETRY_MS = 1_000
 
 export interface ControllerOptions {
   api: KubeApi
@@ -38,6 +43,11 @@ export interface ControllerOptions {
   random?: (bytes: number) => Buffer
   /** Told how each reconcile pass went (the controller's /metrics). */
   observer?: ControllerObserver
+  /**
+   * Per-session credentials (controller.session_credentials): pods get their own credential in a
+   * Secret, and the controller places sessions itself, handing each pod its session's credential.
+   */
+  assigner?: SessionAssigner | undefined
 }
 
 /** Counters for tests, logs and the benchmark. */
@@ -77,6 +87,12 @@ export class Controller {
   readonly #reported = new Map<string, number>()
   readonly #demands = new Map<string, { since: number; waiters: ((answer: DemandAnswer) => void)[] }>()
   readonly #background = new Set<Promise<unknown>>()
+  /** Pods being handed a session now (per-session credentials). */
+  readonly #placing = new Set<string>()
+  /** Pods whose runner did not listen for its assignment yet, until when. */
+  readonly #notListening = new Map<string, number>()
+  /** Credential renewals of placed pods: pod → its session and the timer. */
+  readonly #renewals = new Map<string, { sessionId: string; cancel: () => void }>()
 
   constructor(options: ControllerOptions) {
     this.#o = options
@@ -182,6 +198,8 @@ export class Controller {
     this.#demands.clear()
     this.#inflight.clear()
     this.#changing.clear()
+    for (const { cancel } of this.#renewals.values()) cancel()
+    this.#renewals.clear()
   }
 
   async #loop(): Promise<void> {
@@ -207,6 +225,7 @@ export class Controller {
     }
     this.stats.passes++
     const world = this.#world(sessions, clock.now())
+    this.#keepRenewing()
     const plan = planReconcile(world)
     const results = await Promise.all(plan.actions.map((action) => this.#apply(action, world.now)))
     report(results.filter((ok) => !ok).length)
@@ -252,6 +271,8 @@ export class Controller {
       owners: ownerIndex(list),
       demands: [...this.#demands.keys()],
       deletedByUs: new Map([...this.#deletedByUs].map(([name, { reason }]) => [name, reason])),
+      placesSessions: this.#o.assigner !== undefined,
+      unplaceable: new Set([...this.#placing, ...[...this.#notListening].filter(([, until]) => now < until).map(([name]) => name)]),
     }
   }
 
@@ -303,6 +324,8 @@ export class Controller {
         case 'answer':
           this.#answer(action.sessionId, action.answer)
           return true
+        case 'place':
+          return await this.#place(action.pod, action.resourceVersion, action.sessionId, now)
       }
     } catch (err) {
       if (action.kind === 'assign' || action.kind === 'warm') this.#changing.delete(action.pod)
@@ -324,9 +347,26 @@ export class Controller {
     const { api, config } = this.#o
     const name = newPodName(config.pool, this.#o.random)
     this.#inflight.set(name, { purpose, at: now })
-    const pod: V1Pod = buildSandboxPod({ name, pool: config.pool, namespace: api.namespace, settings: config.sandbox, purpose })
+    const assigner = this.#o.assigner
+    const warmCreds = assigner?.warmPod(name)
+    const pod: V1Pod = buildSandboxPod({ name, pool: config.pool, namespace: api.namespace, settings: config.sandbox, purpose, credentials: warmCreds && { inboxPrefix: warmCreds.inboxPrefix } })
     try {
-      await api.createPod(pod)
+      const created = await api.createPod(pod)
+      if (warmCreds !== undefined) {
+        // The pod's own credential, in a Secret the pod owns (deleted with it); its container waits for it.
+        await api.createSecret({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          type: 'Opaque',
+          metadata: {
+            name: podCredentialsSecret(name),
+            namespace: api.namespace,
+            labels: { [LABEL.managedBy]: MANAGED_BY, [LABEL.pool]: config.pool },
+            ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name, uid: created.metadata!.uid!, controller: true }],
+          },
+          stringData: { [POD_CREDS_KEY]: warmCreds.creds },
+        })
+      }
     } catch (err) {
       this.#inflight.delete(name)
       if (isConflict(err)) {
@@ -340,8 +380,92 @@ export class Controller {
     }
     this.stats.created++
     this.#log.info({ pod: name, purpose: purpose.kind, ...(purpose.kind === 'cold' && { session_id: purpose.sessionId }) }, 'sandbox pod created')
-    if (purpose.kind === 'cold') this.#answer(purpose.sessionId, { ok: true, pod: name, created: true })
+    // With per-session credentials the demand is answered once the session is placed on it.
+    if (purpose.kind === 'cold' && assigner === undefined) this.#answer(purpose.sessionId, { ok: true, pod: name, created: true })
     return true
+  }
+
+  /**
+   * Per-session credentials: hands `pod` the session with a credential for it, labels the pod
+   * assigned, answers the session's demand, and keeps the credential renewed.
+   */
+  async #place(pod: string, resourceVersion: string, sessionId: string, now: number): Promise<boolean> {
+    const assigner = this.#o.assigner!
+    this.#placing.add(pod)
+    try {
+      const started = performance.now()
+      const result = await assigner.assign(pod, sessionId)
+      if (!result.ok) {
+        if (result.reason === 'not-listening') {
+          this.#notListening.set(pod, this.#o.clock.now() + NOT_LISTENING_MS)
+          this.#dirtyLater()
+          return true
+        }
+        // It may hold the credential now, or not: it is not used again.
+        this.#log.warn({ pod, session_id: sessionId, reason: result.reason }, `assigning a session failed: ${result.message}`)
+        this.#deletedByUs.set(pod, { reason: 'Unassignable', at: now })
+        await this.#o.api.deletePod(pod)
+        this.stats.deleted++
+        this.#dirtyLater()
+        return true
+      }
+      this.#changing.set(pod, resourceVersion)
+      // The pod serves the session now, whatever the labels say: the gateway may send at once.
+      this.#answer(sessionId, { ok: true, pod, created: false, assigned: true })
+      this.#renewLater(pod, sessionId, result.expiresAt)
+      this.#log.info({ pod, session_id: sessionId, ms: Math.round(performance.now() - started) }, 'session placed on its pod with its own credential')
+      await this.#o.api.patchPodMetadata(pod, resourceVersion, {
+        labels: { [LABEL.state]: 'assigned', [LABEL.session]: sessionLabelValue(sessionId) },
+        annotations: { [ANNOTATION.sessionId]: sessionId, [ANNOTATION.assignedAt]: String(now), [ANNOTATION.demandFor]: null },
+      })
+      this.stats.assigned++
+      return true
+    } finally {
+      this.#placing.delete(pod)
+    }
+  }
+
+  /** Renews a placed pod's credential after two thirds of its life; a failed renewal is tried again soon. */
+  #renewLater(pod: string, sessionId: string, expiresAt: number): void {
+    this.#renewals.get(pod)?.cancel()
+    const ttl = this.#o.assigner!.ttlMs
+    const at = Math.max(this.#o.clock.now(), expiresAt - ttl / 3)
+    const cancel = this.#o.clock.after(at - this.#o.clock.now(), () => {
+      const renewed = this.#o.assigner!.assign(pod, sessionId).then(
+        (result) => {
+          if (this.#renewals.get(pod)?.cancel !== cancel) return
+          if (result.ok) return this.#renewLater(pod, sessionId, result.expiresAt)
+          this.#log.warn({ pod, session_id: sessionId, reason: result.reason }, 'renewing a session credential failed; trying again')
+          this.#renewLater(pod, sessionId, this.#o.clock.now() + RENEW_RETRY_MS + ttl / 3)
+        },
+        (err: unknown) => this.#log.warn({ err, pod }, 'renewing a session credential failed'),
+      )
+      this.#background.add(renewed)
+      void renewed.finally(() => this.#background.delete(renewed))
+    })
+    this.#renewals.set(pod, { sessionId, cancel })
+  }
+
+  /**
+   * Renewals follow the placed pods: a pod gone has none; a placed pod without one (a new leader
+   * does not know when its credential expires) gets a fresh credential now.
+   */
+  #keepRenewing(): void {
+    if (this.#o.assigner === undefined) return
+    const placed = new Map<string, string>()
+    for (const pod of this.#informer.pods()) {
+      const sessionId = pod.metadata?.annotations?.[ANNOTATION.sessionId]
+      if (sessionId !== undefined && pod.metadata?.deletionTimestamp == null && pod.status?.phase === 'Running') placed.set(pod.metadata!.name!, sessionId)
+    }
+    for (const [pod, renewal] of this.#renewals) {
+      const seen = this.#informer.get(pod)
+      const labelled = seen?.metadata?.annotations?.[ANNOTATION.sessionId]
+      // Just placed: the cache may not show its labels yet.
+      if (seen !== undefined && seen.metadata?.deletionTimestamp == null && (labelled === undefined || labelled === renewal.sessionId)) continue
+      renewal.cancel()
+      this.#renewals.delete(pod)
+    }
+    for (const [pod, sessionId] of placed) if (!this.#renewals.has(pod) && !this.#placing.has(pod)) this.#renewLater(pod, sessionId, this.#o.clock.now())
   }
 
   #answer(sessionId: string, answer: DemandAnswer): void {

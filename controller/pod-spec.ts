@@ -4,7 +4,13 @@ import type { SandboxSettings } from './config.ts'
 import { ANNOTATION, COMPONENT, LABEL, MANAGED_BY } from './labels.ts'
 
 /** Where the sandbox volumes are mounted in the runner container. */
-export const SANDBOX_PATHS = { sandbox: '/sandbox', home: '/home/agent', tmp: '/tmp', config: '/etc/agent-runtime' } as const
+export const SANDBOX_PATHS = { sandbox: '/sandbox', home: '/home/agent', tmp: '/tmp', config: '/etc/agent-runtime', nats: '/var/run/agent-runtime/nats' } as const
+
+/** The key of a pod's own NATS credential in its Secret (per-session credentials). */
+export const POD_CREDS_KEY = 'pod.creds'
+
+/** The Secret holding a pod's own NATS credential (per-session credentials). */
+export const podCredentialsSecret = (pod: string) => `${pod}-nats`
 
 export const RUNNER_CONTAINER = 'runner'
 
@@ -24,8 +30,20 @@ export function newPodName(pool: string, random: (bytes: number) => Buffer = ran
  * emptyDirs only for the sandbox, HOME and /tmp. Pure: the same input gives
  * the same pod.
  */
-export function buildSandboxPod(options: { name: string; pool: string; namespace: string; settings: SandboxSettings; purpose: PodPurpose }): V1Pod {
-  const { name, pool, namespace, settings, purpose } = options
+export function buildSandboxPod(options: {
+  name: string
+  pool: string
+  namespace: string
+  settings: SandboxSettings
+  purpose: PodPurpose
+  /**
+   * Per-session credentials: the pod's own NATS credential comes from its Secret (mounted, read
+   * only, hidden from its sessions by the runner's sandbox) with its own reply inbox; the runner
+   * waits for the controller to assign it a session.
+   */
+  credentials?: { inboxPrefix: string } | undefined
+}): V1Pod {
+  const { name, pool, namespace, settings, purpose, credentials } = options
   const uid = settings.run_as_user
   const configArgs = settings.config_map === undefined ? [] : ['--config', `${SANDBOX_PATHS.config}/config.yaml`]
   const container: V1Container = {
@@ -45,6 +63,13 @@ export function buildSandboxPod(options: { name: string; pool: string; namespace
       { name: 'CLAUDE_CONFIG_DIR', value: `${SANDBOX_PATHS.sandbox}/claude` },
       ...Object.entries(settings.env).map(([envName, value]) => ({ name: envName, value })),
       ...settings.secret_env.map((s) => ({ name: s.name, valueFrom: { secretKeyRef: { name: s.secret, key: s.key } } })),
+      ...(credentials === undefined
+        ? []
+        : [
+            { name: 'NATS_CREDS', value: `${SANDBOX_PATHS.nats}/${POD_CREDS_KEY}` },
+            { name: 'NATS_INBOX_PREFIX', value: credentials.inboxPrefix },
+            { name: 'RUNNER_PLACEMENT', value: 'controller' },
+          ]),
     ],
     resources: { requests: { ...settings.resources.requests }, limits: { ...settings.resources.limits } },
     securityContext: {
@@ -62,6 +87,7 @@ export function buildSandboxPod(options: { name: string; pool: string; namespace
       { name: 'home', mountPath: SANDBOX_PATHS.home },
       { name: 'tmp', mountPath: SANDBOX_PATHS.tmp },
       ...(settings.config_map === undefined ? [] : [{ name: 'config', mountPath: SANDBOX_PATHS.config, readOnly: true }]),
+      ...(credentials === undefined ? [] : [{ name: 'nats', mountPath: SANDBOX_PATHS.nats, readOnly: true }]),
     ],
     ...(settings.readiness && {
       // Named, so a PodMonitor scrapes the runner's /metrics on the same port.
@@ -74,6 +100,8 @@ export function buildSandboxPod(options: { name: string; pool: string; namespace
     { name: 'home', emptyDir: { sizeLimit: settings.home_size_limit } },
     { name: 'tmp', emptyDir: { sizeLimit: settings.tmp_size_limit } },
     ...(settings.config_map === undefined ? [] : [{ name: 'config', configMap: { name: settings.config_map } }]),
+    // Owner-only; the kubelet waits for the Secret, which the controller makes right after the pod.
+    ...(credentials === undefined ? [] : [{ name: 'nats', secret: { secretName: podCredentialsSecret(name), defaultMode: 0o400 } }]),
   ]
   return {
     apiVersion: 'v1',

@@ -137,10 +137,12 @@ export class RunnerClient implements Runners {
   async #coldStart(command: Command & { session_id: string }): Promise<BusMessage | undefined> {
     const answer = await requestColdPod(this.#bus, this.#prefix, command.session_id, this.#timeoutMs)
     if (!answer.ok) return undefined
+    // Placed by the controller (per-session credentials): the pod serves the session on its own subject.
+    const subject = answer.assigned ? this.#subjects.runner(answer.pod) : this.#subjects.place
     const deadline = Date.now() + this.#timeoutMs
-    while (Date.now() < deadline) {
-      await sleep(COLD_START_POLL_MS)
-      const reply = await this.#request(this.#subjects.place, command)
+    for (let first = answer.assigned === true; Date.now() < deadline; first = false) {
+      if (!first) await sleep(COLD_START_POLL_MS)
+      const reply = await this.#request(subject, command)
       if (reply) return reply
     }
     return undefined

@@ -4,7 +4,6 @@ import { NatsBus, type BusMessage, type Subscription } from '../bus/mod.ts'
 import { Assignment, type AssignmentAnswer } from '../contract/assignment.ts'
 import { subjects } from '../contract/subjects.ts'
 import type { Config } from './config/schema.ts'
-import { natsAuth } from './start.ts'
 
 /** A sandbox pod given its session by the controller (`runner.placement: controller`). */
 export interface Assigned {
@@ -34,10 +33,11 @@ export interface Assigned {
 export async function awaitAssignment(config: Config, log: Logger): Promise<Assigned> {
   const podName = config.runner.id
   if (podName === undefined) throw new Error('runner.placement: controller needs the pod name as runner.id (RUNNER_ID)')
-  if (config.nats.creds_file === undefined) throw new Error('runner.placement: controller needs the warm pod credential (nats.creds_file, NATS_CREDS)')
+  const credsFile = config.nats.creds_file
+  if (credsFile === undefined) throw new Error('runner.placement: controller needs the warm pod credential (nats.creds_file, NATS_CREDS)')
   const logger = log.child({ component: 'assignment', pod: podName })
   const subject = subjects(config.nats.prefix).assign(podName)
-  const warm = await NatsBus.connect(config.nats.url, { name: `agent-runtime-warm-${podName}`, logger, auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix })
+  const warm = await NatsBus.connect(config.nats.url, { name: `agent-runtime-warm-${podName}`, logger, auth: { credsFile }, inboxPrefix: config.nats.inbox_prefix })
   /** The session credential in force: the session connection asks for it at every (re)connect. */
   const credential = { creds: '' }
   let probes: Server | undefined

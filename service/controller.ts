@@ -15,6 +15,9 @@ import {
   type SessionEvents,
   type SessionSource,
 } from '../controller/mod.ts'
+import { readFile } from 'node:fs/promises'
+import { accountSigner } from '../controller/credentials/jwt.ts'
+import { SessionAssigner } from '../controller/credentials/assigner.ts'
 import { ControllerMetrics } from '../observability/controller-metrics.ts'
 import { startControllerServer } from '../observability/controller-server.ts'
 import { busConnected } from '../observability/readiness.ts'
@@ -67,7 +70,12 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
       pods: () => summarizePods(controller.leading ? controller.informer.pods() : []),
       warmPoolTarget: settings.warm_pool,
     })
+    const credentials = settings.session_credentials
+    const assigner =
+      credentials &&
+      new SessionAssigner({ bus, prefix: config.nats.prefix, signer: accountSigner(await readFile(credentials.signing_key_file, 'utf8')), account: credentials.account, ttlMs: credentials.ttl })
     const controller: Controller = new Controller({
+      assigner,
       api,
       config: settings,
       sessions,
@@ -96,7 +104,7 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
         },
       })
     }
-    log.info({ mode: 'controller', namespace: api.namespace, pool: settings.pool, warm_pool: settings.warm_pool, identity: controller.identity, address: server?.address }, 'agent runtime started')
+    log.info({ mode: 'controller', session_credentials: assigner !== undefined, namespace: api.namespace, pool: settings.pool, warm_pool: settings.warm_pool, identity: controller.identity, address: server?.address }, 'agent runtime started')
     return {
       controller,
       ...(server && { address: server.address }),

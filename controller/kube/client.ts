@@ -9,11 +9,12 @@ import {
   type CoreV1Event,
   type V1Lease,
   type V1Pod,
+  type V1Secret,
 } from '@kubernetes/client-node'
 
 /**
- * The narrow Kubernetes API the controller uses: pods, leases and events in
- * one namespace (what the chart's Role grants, nothing more). Built on the
+ * The narrow Kubernetes API the controller uses: pods, leases, events and
+ * (with per-session credentials) creating Secrets in one namespace (what the chart's Role grants, nothing more). Built on the
  * real `@kubernetes/client-node`; tests point it at test/fakes/kube-api.ts.
  */
 export interface KubeApi {
@@ -31,6 +32,8 @@ export interface KubeApi {
   /** Replaces a lease; 409 when its resourceVersion is stale. */
   replaceLease(lease: V1Lease): Promise<V1Lease>
   createEvent(event: CoreV1Event): Promise<void>
+  /** Creates a Secret (per-session credentials: a pod's own NATS credential, owned by the pod). */
+  createSecret(secret: V1Secret): Promise<void>
 }
 
 export interface MetadataChange {
@@ -122,5 +125,9 @@ export class ClientNodeKubeApi implements KubeApi {
 
   async createEvent(event: CoreV1Event) {
     await this.#core.createNamespacedEvent({ namespace: this.namespace, body: event })
+  }
+
+  async createSecret(secret: V1Secret) {
+    await this.#core.createNamespacedSecret({ namespace: this.namespace, body: secret })
   }
 }

@@ -36,7 +36,14 @@ export type AssignmentCondition =
   /** Nobody owns the session any more (the runner let it go). */
   | { type: 'Released' }
 
-export function assignmentCondition(podName: string, assignedAt: number | undefined, session: DesiredSession | undefined, now: number, idleTimeoutMs: number): AssignmentCondition {
+/**
+ * `placedGraceMs`: a pod the controller placed a session on (per-session credentials) is labelled
+ * before its runner records the session; until this long after the assignment a session not in the
+ * registry yet, or not claimed yet, is waited for (`Idle`), not taken for gone.
+ */
+export function assignmentCondition(podName: string, assignedAt: number | undefined, session: DesiredSession | undefined, now: number, idleTimeoutMs: number, placedGraceMs = 0): AssignmentCondition {
+  const waitingFor = assignedAt === undefined ? 0 : assignedAt + placedGraceMs
+  if ((session === undefined || (session.owner === undefined && session.state !== 'closed')) && now < waitingFor) return { type: 'Idle', deadline: waitingFor }
   if (session === undefined) return { type: 'Gone' }
   if (session.state === 'closed') return { type: 'Closed' }
   if (session.owner === undefined) return { type: 'Released' }

@@ -2,7 +2,7 @@ import { podCondition } from './conditions.ts'
 import { sessionOfPod, type Action, type Plan, type World } from './view.ts'
 
 /** Why this controller's own deletions are not a lost sandbox (the session was done with it). */
-const DELIBERATE = new Set(['SessionClosed', 'SessionGone', 'SessionMoved', 'IdleTimeout', 'NotReady', 'PodFinished'])
+const DELIBERATE = new Set(['SessionClosed', 'SessionGone', 'SessionMoved', 'IdleTimeout', 'NotReady', 'PodFinished', 'Unassignable'])
 
 /**
  * Pods that went away under a session: finished (the runner exited, or the

@@ -55,9 +55,16 @@ export interface World {
   demands: readonly string[]
   /** Pods this controller deleted, by why. */
   deletedByUs: ReadonlyMap<string, DeleteReason>
+  /**
+   * Per-session credentials: the controller places every session itself (no pod is in the
+   * placement queue) and hands the pod that session's credential.
+   */
+  placesSessions: boolean
+  /** Pods not to place a session on now: being placed, or their runner did not listen a moment ago. */
+  unplaceable: ReadonlySet<string>
 }
 
-export type DeleteReason = 'SessionClosed' | 'SessionGone' | 'SessionMoved' | 'IdleTimeout' | 'NotReady' | 'PodFinished' | 'Surplus'
+export type DeleteReason = 'SessionClosed' | 'SessionGone' | 'SessionMoved' | 'IdleTimeout' | 'NotReady' | 'PodFinished' | 'Surplus' | 'Unassignable'
 
 /** The answer to a session's demand for a cold pod (the wire shape of `<prefix>.controller.demand` replies). */
 export type { DemandAnswer, DemandRefusal } from '../../contract/mod.ts'
@@ -65,6 +72,8 @@ export type { DemandAnswer, DemandRefusal } from '../../contract/mod.ts'
 export type Action =
   | { kind: 'create'; purpose: PodPurpose }
   | { kind: 'assign'; pod: string; resourceVersion: string; sessionId: string }
+  /** Per-session credentials: hand `pod` the session and its credential, then label it assigned. */
+  | { kind: 'place'; pod: string; resourceVersion: string; sessionId: string }
   /** A cold pod nobody claimed becomes an ordinary warm pod. */
   | { kind: 'warm'; pod: string; resourceVersion: string }
   | { kind: 'delete'; pod: string; reason: DeleteReason; message: string }

@@ -21,6 +21,7 @@ const ENV_KEYS: Record<string, { path: readonly string[]; type: 'string' | 'int'
   NATS_INBOX_PREFIX: { path: ['nats', 'inbox_prefix'], type: 'string' },
   LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
   RUNNER_ID: { path: ['runner', 'id'], type: 'string' },
+  RUNNER_PLACEMENT: { path: ['runner', 'placement'], type: 'string' },
   SERVICE_API_KEY: { path: ['auth', 'api_key'], type: 'string' },
   SERVICE_API_KEYS: { path: ['auth', 'api_keys'], type: 'string' },
   SERVICE_ALLOWED_ORIGINS: { path: ['auth', 'allowed_origins'], type: 'string' },

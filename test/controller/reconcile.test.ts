@@ -15,7 +15,7 @@ function pod(over: Partial<PodView> & { name: string }): PodView {
   return { resourceVersion: '1', state: 'warm', sessionId: undefined, demandFor: undefined, createdAt: NOW - 1_000, assignedAt: undefined, deleting: false, finished: undefined, ready: true, readySince: NOW - 500, changing: false, ...over }
 }
 
-function world(over: { pods?: PodView[]; sessions?: DesiredSession[]; inflight?: World['inflight']; demands?: string[]; deletedByUs?: [string, DeleteReason][]; warmPool?: number; maxPods?: number } = {}): World {
+function world(over: { pods?: PodView[]; sessions?: DesiredSession[]; inflight?: World['inflight']; demands?: string[]; deletedByUs?: [string, DeleteReason][]; warmPool?: number; maxPods?: number; placesSessions?: boolean; unplaceable?: string[] } = {}): World {
   const sessions = over.sessions ?? []
   return {
     now: NOW,
@@ -27,6 +27,8 @@ function world(over: { pods?: PodView[]; sessions?: DesiredSession[]; inflight?:
     owners: ownerIndex(sessions),
     demands: over.demands ?? [],
     deletedByUs: new Map(over.deletedByUs ?? []),
+    placesSessions: over.placesSessions ?? false,
+    unplaceable: new Set(over.unplaceable ?? []),
   }
 }
 
@@ -220,6 +222,58 @@ describe('reconcile - demand', () => {
     const sessions: DesiredSession[] = [{ session_id: 's1', owner: 'pool-elsewhere1', state: 'busy', last_active: NOW }]
     const other = pod({ name: 'pool-elsewhere1', state: 'assigned', sessionId: 's1' })
     expect(plan(world({ pods: [cold, other], sessions, warmPool: 0 }))).toEqual([{ kind: 'warm', pod: 'pool-coldcoldco', resourceVersion: '5' }])
+  })
+})
+
+describe('reconcile - placement by the controller (per-session credentials)', () => {
+  const placing = (extra: Parameters<typeof world>[0]) => plan(world({ placesSessions: true, ...extra }))
+  test('a demand is placed on a ready warm pod; one pod per session; the pool refills in the same pass', () => {
+    const a = pod({ name: 'pool-warmwarmaa', resourceVersion: '3' })
+    const b = pod({ name: 'pool-warmwarmbb', resourceVersion: '4', createdAt: NOW - 500 })
+    same(placing({ pods: [a, b], demands: ['s1', 's2'], warmPool: 2 }), [
+      { kind: 'place', pod: 'pool-warmwarmaa', resourceVersion: '3', sessionId: 's1' },
+      { kind: 'place', pod: 'pool-warmwarmbb', resourceVersion: '4', sessionId: 's2' },
+    ])
+  })
+  test.each<[string, PodView]>([
+    ['not ready yet', pod({ name: 'pool-warmwarmaa', ready: false })],
+    ['being deleted', pod({ name: 'pool-warmwarmaa', deleting: true })],
+    ['assigned to another session', pod({ name: 'pool-warmwarmaa', state: 'assigned', sessionId: 'other' })],
+    ['its label change on its way', pod({ name: 'pool-warmwarmaa', changing: true })],
+  ])('no placement on a pod %s: a cold pod is made for the session, and no answer yet', (_why, unusable) => {
+    const actions = placing({ pods: [unusable], demands: ['s1'], warmPool: 0 })
+    expect(actions.filter((a) => a.kind === 'place' || a.kind === 'answer')).toEqual([])
+    expect(actions).toContainEqual({ kind: 'create', purpose: { kind: 'cold', sessionId: 's1' } })
+  })
+  test('a pod being placed or whose runner did not listen a moment ago is passed over', () => {
+    const a = pod({ name: 'pool-warmwarmaa' })
+    const b = pod({ name: 'pool-warmwarmbb' })
+    expect(placing({ pods: [a, b], demands: ['s1'], unplaceable: ['pool-warmwarmaa'], warmPool: 0 }).filter((x) => x.kind === 'place')).toEqual([{ kind: 'place', pod: 'pool-warmwarmbb', resourceVersion: '1', sessionId: 's1' }])
+  })
+  test('the cold pod made for a session goes to it, before any warm pod; until it is ready the demand waits unanswered', () => {
+    const warm = pod({ name: 'pool-warmwarmaa' })
+    const cold = pod({ name: 'pool-coldcoldco', state: 'cold', demandFor: 's1', resourceVersion: '7' })
+    expect(placing({ pods: [warm, cold], demands: ['s1'], warmPool: 1 })).toEqual([{ kind: 'place', pod: 'pool-coldcoldco', resourceVersion: '7', sessionId: 's1' }])
+    const starting = pod({ name: 'pool-coldcoldco', state: 'cold', demandFor: 's1', ready: false })
+    expect(placing({ pods: [starting], demands: ['s1'], warmPool: 0 })).toEqual([])
+  })
+  test('a session whose runner lives is answered with its pod (assigned); one whose pod is gone waits for the release', () => {
+    const sessions: DesiredSession[] = [{ session_id: 's2', owner: 'pool-ownerowner', state: 'idle', last_active: NOW }]
+    const owner = pod({ name: 'pool-ownerowner', state: 'assigned', sessionId: 's2' })
+    expect(placing({ pods: [owner], sessions, demands: ['s2'], warmPool: 0 })).toEqual([{ kind: 'answer', sessionId: 's2', answer: { ok: true, pod: 'pool-ownerowner', created: false, assigned: true } }])
+    const warm = pod({ name: 'pool-warmwarmaa' })
+    expect(placing({ pods: [warm], sessions, demands: ['s2'], warmPool: 1 })).toEqual([{ kind: 'release', sessionId: 's2', pod: 'pool-ownerowner' }])
+  })
+  test('a placed pod is kept while its runner has not recorded the session yet, within claim_timeout of the assignment; then it is an orphan', () => {
+    const placed = (assignedAt: number) => pod({ name: 'pool-placedpodd', state: 'assigned', sessionId: 's1', assignedAt })
+    const waiting = planReconcile(world({ placesSessions: true, pods: [placed(NOW - 10)], warmPool: 0 }))
+    expect(waiting.actions).toEqual([])
+    expect(waiting.wakeAt).toContain(NOW - 10 + CLAIM)
+    const released = [{ session_id: 's1', state: 'idle' as const, last_active: NOW - 5 }]
+    expect(planReconcile(world({ placesSessions: true, pods: [placed(NOW - 10)], sessions: released, warmPool: 0 })).actions).toEqual([])
+    expect(placing({ pods: [placed(NOW - CLAIM)], warmPool: 0 })).toEqual([{ kind: 'delete', pod: 'pool-placedpodd', reason: 'SessionGone', message: expect.any(String) }])
+    // Without controller placement nothing changes: a labelled pod whose session is gone goes at once.
+    expect(plan(world({ pods: [placed(NOW - 10)], warmPool: 0 }))).toEqual([{ kind: 'delete', pod: 'pool-placedpodd', reason: 'SessionGone', message: expect.any(String) }])
   })
 })
 
