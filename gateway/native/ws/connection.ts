@@ -9,6 +9,7 @@ import { handOffTurn } from '../../turns/hand-off.ts'
 import { isClientVisible, serverConnected, toQuickstart, type Dialect } from './dialect.ts'
 import type { ClientFrame } from '../../../contract/frames.ts'
 import { frameRequestId, parseFrame } from './frames.ts'
+import { WriteBatch, type Corkable } from './write-batch.ts'
 
 export interface ConnectionDeps {
   runners: Runners
@@ -30,6 +31,8 @@ export interface ConnectionDeps {
    * belongs to another tenant; claims it when nobody has. Asked before anything is done for a session.
    */
   admit?: (sessionId: string) => Promise<void>
+  /** The TCP socket under the WebSocket: the frames of one pass of the event loop go out in one write (write-batch.ts). */
+  transport?: Corkable | undefined
 }
 
 /** `limits.ws_send_buffer`'s default. */
@@ -63,10 +66,12 @@ export class Connection {
   #dialect: Dialect = 'native'
   #quickstart: QuickstartSession | undefined
   readonly #pulses: { observe(event: ServiceEvent): void; close(): void } | undefined
+  readonly #batch: WriteBatch | undefined
 
   constructor(socket: WebSocket, deps: ConnectionDeps, initialSession?: string, lastSeq?: number) {
     this.#socket = socket
     this.#deps = deps
+    this.#batch = deps.transport && new WriteBatch(deps.transport)
     this.#pulses = deps.pulses?.((event) => this.#sendEvent(event))
     socket.on('message', (data, isBinary) => {
       const refused = deps.admitFrame?.(frameBytes(data))
@@ -228,6 +233,7 @@ export class Connection {
     // Checked before sending, so one event larger than the buffer still reaches a client that reads.
     const max = this.#deps.maxSendBuffer ?? DEFAULT_SEND_BUFFER
     if (socket.bufferedAmount > max) return this.#overflow(max)
+    this.#batch?.hold()
     socket.send(this.#dialect === 'native' ? json : JSON.stringify(toQuickstart(event)))
   }
 

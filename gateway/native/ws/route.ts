@@ -61,6 +61,7 @@ export function registerWebSocket(app: FastifyInstance, deps: WebSocketDeps): vo
           log: log.child({ component: 'ws' }),
           admitFrame: deps.frames(request),
           maxSendBuffer: deps.maxSendBuffer,
+          transport: request.raw.socket,
           ...(admit && { admit: (sessionId: string) => admit(request, sessionId) }),
           ...(observeRequest && { observeRequest: (type: string, status: number, seconds: number) => observeRequest(WS_PATH, type, status, seconds) }),
           ...(deps.taskPulseMs > 0 && { pulses: (send) => new TaskPulse(send, deps.taskPulseMs) }),
