@@ -1,0 +1,169 @@
+import { spawn } from 'node:child_process'
+import type { Duplex } from 'node:stream'
+import { execa } from 'execa'
+import { ServiceError } from '../../../contract/mod.ts'
+import { killProcessGroup } from '../../process/terminate.ts'
+import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
+import { LineSplitter } from '../line-splitter.ts'
+import { failedTurn, PerTurnProcess, type TurnProcess } from '../per-turn-process.ts'
+import { GATE_FD, runArgs, turnEnv, type OpenCodeArgsConfig } from './args.ts'
+import { GateChannel } from './gate-channel.ts'
+import { OpenCodeTurnMapper } from './map.ts'
+
+export interface OpenCodeEngineConfig extends OpenCodeArgsConfig {
+  command: string
+  /** Longest stdout line kept; longer ones are dropped and reported. */
+  maxLineBytes: number
+}
+
+/** How long a gated CLI may take to load the gate plugin before its turn is given up (a loaded machine took 11 s). */
+const PLUGIN_READY_TIMEOUT_MS = 60_000
+/** The last stderr lines kept to tell why a turn's run failed. */
+const STDERR_TAIL = 10
+
+/**
+ * OpenCode driven as `opencode run --format json`, one process per turn
+ * (per-turn-process.ts): the CLI keeps the conversation in its own store
+ * under HOME, and each later turn continues it with `--session <id>` (the id
+ * the first turn reported, or the one the runner passes back on resume). The
+ * CLI loads gate-plugin.mjs, which asks the runner about each tool call over
+ * a socket on fd 3 (the tool gate decides; the call is reported as tool_use
+ * before it runs); the prompt is written to the CLI's stdin only once the
+ * plugin said it is loaded, so no turn runs ungated.
+ */
+export class OpenCodeEngine implements Engine {
+  readonly name = 'opencode'
+  readonly #config: OpenCodeEngineConfig
+  #version: Promise<string> | undefined
+
+  constructor(config: OpenCodeEngineConfig) {
+    this.#config = config
+  }
+
+  version(): Promise<string> {
+    // Cached: the binary does not change under a running service.
+    this.#version ??= execa(this.#config.command, [...this.#config.args, '--version'], { timeout: 30_000 }).then(
+      (result) => result.stdout.trim(),
+      (err: unknown) => {
+        this.#version = undefined
+        throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command} --version failed: ${(err as Error).message}`, { cause: err })
+      },
+    )
+    return this.#version
+  }
+
+  async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
+    // Checked now, so a bad configuration fails the start rather than each turn.
+    turnEnv(options.env)
+    let sessionId = options.resume ? options.conversationId : undefined
+    let firstTurn = true
+    const startTurn = (prompt: string): Promise<TurnProcess> => {
+      let text = prompt
+      if (firstTurn && !options.resume && options.appendSystemPrompt !== undefined) {
+        // `opencode run` takes no system prompt: it travels with the conversation's first prompt.
+        text = `<instructions>\n${options.appendSystemPrompt}\n</instructions>\n\n${prompt}`
+      }
+      firstTurn = false
+      // Resumed without the CLI's id: the newest conversation in this HOME (the session's own).
+      const resumeLatest = options.resume && sessionId === undefined
+      return this.#startTurn(options, handlers, text, sessionId, resumeLatest, (id) => {
+        if (id === sessionId) return
+        sessionId = id
+        handlers.onOutput({ kind: 'init', cliSessionId: id })
+      })
+    }
+    return new PerTurnProcess(startTurn, handlers, options.env)
+  }
+
+  async #startTurn(
+    options: EngineStartOptions,
+    handlers: EngineHandlers,
+    prompt: string,
+    sessionId: string | undefined,
+    resumeLatest: boolean,
+    onSession: (id: string) => void,
+  ): Promise<TurnProcess> {
+    const args = [...runArgs(this.#config, sessionId), ...(resumeLatest ? ['--continue'] : [])]
+    const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
+    const child = spawn(line.command, line.args, {
+      cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,
+      env: turnEnv(options.env),
+      // Its own process group, so the whole group can be signalled.
+      detached: true,
+      // fd 3: the gate plugin's socket.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    })
+    const spawnError = new Promise<Error>((resolve) => child.once('error', resolve))
+    if (child.pid === undefined) {
+      const err = await spawnError
+      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${this.#config.command}: ${err.message}`, { cause: err })
+    }
+    const pid = child.pid
+    const started = Date.now()
+    const mapper = new OpenCodeTurnMapper()
+    const stderrTail: string[] = []
+    // A CLI that exits closes its stdin; a late write must not crash the service.
+    child.stdin.on('error', () => {})
+
+    const socket = child.stdio[GATE_FD] as Duplex
+    const channel = new GateChannel({
+      gate: options.toolGate,
+      socket,
+      cwd: options.cwd,
+      onCall: (call) => {
+        if (call.callId !== undefined) for (const output of mapper.toolStarting(call.callId, call.tool, call.args)) handlers.onOutput(output)
+      },
+    })
+    // The prompt only once the plugin runs: without it, tools would run unchecked.
+    const notReady = setTimeout(() => {
+      handlers.onStderr(`agent-runtime: the OpenCode CLI did not load the tool gate plugin within ${PLUGIN_READY_TIMEOUT_MS / 1000} s; stopped before the prompt`)
+      killProcessGroup(pid)
+    }, PLUGIN_READY_TIMEOUT_MS)
+    void channel.ready.then(() => {
+      clearTimeout(notReady)
+      child.stdin.end(prompt)
+    })
+    child.once('exit', () => {
+      clearTimeout(notReady)
+      socket.destroy()
+    })
+
+    const onLines = (lines: string[]) => {
+      for (const l of lines) {
+        for (const output of mapper.line(l)) {
+          if (output.kind === 'init') {
+            if (output.cliSessionId !== undefined) onSession(output.cliSessionId)
+          } else handlers.onOutput(output)
+        }
+      }
+    }
+    const onStderr = (lines: string[]) => {
+      for (const l of lines) {
+        stderrTail.push(l)
+        if (stderrTail.length > STDERR_TAIL) stderrTail.shift()
+        handlers.onStderr(l)
+      }
+    }
+    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
+    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
+    child.stdout.on('data', (chunk: Buffer) => onLines(stdout.push(chunk)))
+    child.stderr.on('data', (chunk: Buffer) => onStderr(stderr.push(chunk)))
+    const drained = (stream: NodeJS.ReadableStream, flush: () => void) =>
+      new Promise<void>((resolve) =>
+        stream.once('close', () => {
+          flush()
+          resolve()
+        }),
+      )
+    const exit = new Promise<EngineExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+    const result = Promise.all([
+      exit,
+      drained(child.stdout, () => onLines(stdout.end())),
+      drained(child.stderr, () => onStderr(stderr.end())),
+    ]).then(
+      ([exited]) => mapper.result(exited, Date.now() - started, stderrTail),
+      (err: unknown) => failedTurn(`reading the agent CLI failed: ${(err as Error).message}`),
+    )
+    return { pid, result }
+  }
+}

@@ -1,0 +1,131 @@
+import { ServiceError } from '../../contract/mod.ts'
+import { SESSION_TAG_VAR } from '../process/env.ts'
+import { killProcessGroup, terminateSession } from '../process/terminate.ts'
+import type { EngineExit, EngineHandlers, EngineProcess, TurnResult } from './engine.ts'
+
+/**
+ * The runner's long-lived `EngineProcess` over a CLI that runs one process
+ * per turn and continues its stored conversation in the next (`opencode run
+ * --session`): each `send` starts a turn's process, turns run one at a time
+ * (a prompt sent during a turn waits), and every turn ends in exactly one
+ * `result`, also when its process could not start or was killed. `interrupt`
+ * ends the running turn's processes (every process carrying the session's
+ * tag: only one turn runs at a time); `endInput` lets the running turn
+ * finish and then resolves `exited`.
+ */
+
+/** One turn's CLI process, started by the engine. */
+export interface TurnProcess {
+  readonly pid: number
+  /** The turn's result, once the process exited and all its output was read; never rejects. Its cost is the turn's own (the adapter sums them). */
+  readonly result: Promise<TurnResult>
+}
+
+/** Starts a turn's process for a prompt; rejects (ENGINE_START_FAILED) when it cannot start. */
+export type StartTurn = (prompt: string) => Promise<TurnProcess>
+
+/** How long an interrupted turn's processes get between SIGTERM and SIGKILL. */
+const INTERRUPT_GRACE_MS = 500
+
+/** A failed turn's result, for a turn whose process gave none of its own. */
+export function failedTurn(why: string, extra: Partial<TurnResult> = {}): TurnResult {
+  return {
+    isError: true,
+    subtype: 'error_during_execution',
+    text: why,
+    durationMs: 0,
+    durationApiMs: 0,
+    numTurns: 0,
+    cumulativeCostUsd: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+    errors: [why],
+    ...extra,
+  }
+}
+
+export class PerTurnProcess implements EngineProcess {
+  readonly exited: Promise<EngineExit>
+  readonly #startTurn: StartTurn
+  readonly #handlers: EngineHandlers
+  readonly #tag: string | undefined
+  readonly #queue: string[] = []
+  readonly #exit = Promise.withResolvers<EngineExit>()
+  /** The running turn (its process once started); undefined between turns. */
+  #turn: { process?: TurnProcess; interrupted?: true } | undefined
+  #lastPid = -1
+  #ending = false
+  #lastExit: EngineExit = { code: 0, signal: null }
+  /** The turns' costs so far: `cumulativeCostUsd` is a running sum within the process, as the runner reads it. */
+  #costUsd = 0
+
+  constructor(startTurn: StartTurn, handlers: EngineHandlers, env: Record<string, string>) {
+    this.#startTurn = startTurn
+    this.#handlers = handlers
+    this.#tag = env[SESSION_TAG_VAR]
+    this.exited = this.#exit.promise
+  }
+
+  /** The running turn's process; between turns the last one's (gone); -1 before the first. */
+  get pid(): number {
+    return this.#turn?.process?.pid ?? this.#lastPid
+  }
+
+  send(prompt: string): void {
+    if (this.#ending) {
+      this.#handlers.onOutput({ kind: 'result', result: failedTurn('the engine was asked to finish; no new turn starts') })
+      return
+    }
+    this.#queue.push(prompt)
+    if (!this.#turn) void this.#next()
+  }
+
+  interrupt(): void {
+    const turn = this.#turn
+    if (!turn || turn.interrupted) return
+    turn.interrupted = true
+    // Before its process runs, the start is checked again (below); after, every process of the session goes.
+    if (turn.process) void this.#endTurnProcesses(turn.process.pid)
+  }
+
+  endInput(): void {
+    this.#ending = true
+    this.#queue.length = 0
+    if (!this.#turn) this.#exit.resolve(this.#lastExit)
+  }
+
+  async #next(): Promise<void> {
+    const prompt = this.#queue.shift()
+    if (prompt === undefined) {
+      if (this.#ending) this.#exit.resolve(this.#lastExit)
+      return
+    }
+    const turn: { process?: TurnProcess; interrupted?: true } = {}
+    this.#turn = turn
+    let result: TurnResult
+    try {
+      const child = await this.#startTurn(prompt)
+      turn.process = child
+      this.#lastPid = child.pid
+      if (turn.interrupted) void this.#endTurnProcesses(child.pid)
+      result = await child.result
+    } catch (err) {
+      const why = err instanceof ServiceError ? err.message : `the agent CLI could not start: ${(err as Error).message}`
+      result = failedTurn(why)
+    }
+    this.#lastExit = result.isError ? { code: 1, signal: null } : { code: 0, signal: null }
+    this.#turn = undefined
+    this.#costUsd += result.cumulativeCostUsd
+    const ended = { ...result, cumulativeCostUsd: this.#costUsd, ...(turn.interrupted && { isError: true, subtype: 'error_during_execution' }) }
+    this.#handlers.onOutput({ kind: 'result', result: ended })
+    await this.#next()
+  }
+
+  async #endTurnProcesses(pid: number): Promise<void> {
+    // No tag to find the turn's tool commands by (or no process table): at least the CLI's own group.
+    if (this.#tag === undefined) return killProcessGroup(pid)
+    await terminateSession(pid, this.#tag, INTERRUPT_GRACE_MS).catch(() => killProcessGroup(pid))
+  }
+}
