@@ -30,6 +30,12 @@ export const NamedEngineSchema = z.discriminatedUnion('type', [
   z.strictObject({ name: EngineName, type: z.literal('claude'), ...CliFields, ...ClaudeFields }),
   /** Codex over `codex app-server` (runner/engine/codex/); its model provider goes in `args` (`-c` flags) or a config.toml in CODEX_HOME. */
   z.strictObject({ name: EngineName, type: z.literal('codex'), ...CliFields }),
+  /**
+   * OpenCode as `opencode run --format json`, a process per turn (runner/engine/opencode/); `model` is `provider/model`;
+   * its provider goes in `env.OPENCODE_CONFIG_CONTENT` (a JSON object; the engine adds its tool gate plugin), its
+   * model API in `network_allow` (the sandbox does not read it from that JSON).
+   */
+  z.strictObject({ name: EngineName, type: z.literal('opencode'), ...CliFields }),
 ])
 export type NamedEngine = z.output<typeof NamedEngineSchema>
 export type EngineType = NamedEngine['type']

@@ -3,6 +3,7 @@ import { CodexEngine } from './codex/engine.ts'
 import type { NamedEngine } from './config.ts'
 import type { Engine } from './engine.ts'
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.ts'
+import { OpenCodeEngine } from './opencode/engine.ts'
 
 /** The adapter of one configured engine, by its `type`. */
 export function createEngine(config: NamedEngine): Engine {
@@ -11,5 +12,7 @@ export function createEngine(config: NamedEngine): Engine {
       return new ClaudeEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
     case 'codex':
       return new CodexEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
+    case 'opencode':
+      return new OpenCodeEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
   }
 }
