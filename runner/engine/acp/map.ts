@@ -157,24 +157,27 @@ function agentToolName(toolCall: Obj, id: string): string | undefined {
 const SHELL_TOOLS = new Set(['Bash', 'run_shell_command', 'shell', 'exec_command'])
 
 /**
- * The command a shell call runs: claude-code-acp `rawInput.command` (a
- * string); codex-acp `rawInput.command` (argv, `/bin/bash -lc CMD`); Gemini
- * none in rawInput, its title is the command (kind `execute`).
+ * The command a shell call runs: codex-acp `rawInput.command` (argv, `/bin/bash
+ * -lc CMD`, whatever the call's kind: `ls` is `search`, `cat` is `read`);
+ * claude-code-acp `rawInput.command` (a string); Gemini none in rawInput, its
+ * title is the command.
  */
 function shellCommand(raw: Obj, kind: unknown, title: string, named: string | undefined): string | undefined {
+  const argv = raw.command
+  if (Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string')) return scriptOf(argv as string[])
   const shell = kind === 'execute' || (named !== undefined && SHELL_TOOLS.has(named))
   if (!shell) return undefined
   if (typeof raw.command === 'string' && raw.command !== '') return raw.command
-  if (Array.isArray(raw.command) && raw.command.every((a) => typeof a === 'string') && raw.command.length > 0) {
-    const argv = raw.command as string[]
-    // `bash -lc CMD` / `sh -c CMD`: the command is the script.
-    const flag = argv.findIndex((a, i) => i > 0 && /^-[a-z]*c$/.test(a))
-    if (flag > 0 && flag === argv.length - 2 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]!)) return argv[flag + 1]
-    return argv.join(' ')
-  }
   if (Object.keys(raw).length > 0) return undefined
   // Gemini: no rawInput at all, the title is the command line.
   return named === 'run_shell_command' && title !== '' ? title : undefined
+}
+
+/** `bash -lc CMD` / `sh -c CMD`: the command is the script; any other argv, its words. */
+function scriptOf(argv: string[]): string {
+  const flag = argv.findIndex((a, i) => i > 0 && /^-[a-z]*c$/.test(a))
+  if (flag > 0 && flag === argv.length - 2 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]!)) return argv[flag + 1]!
+  return argv.join(' ')
 }
 
 function hasInput(update: Obj): boolean {

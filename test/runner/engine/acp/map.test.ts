@@ -178,6 +178,11 @@ describe('acp map - shapes', () => {
     expect(updates.flatMap((u) => mapper.map(u))).toEqual(expected)
   })
 
+  it('codex-acp: an argv is a shell command whatever the kind (`ls` is a search, `cat` a read)', () => {
+    const asked = { toolCallId: 'call_1', kind: 'search', title: 'List /w', rawInput: { command: ['/bin/bash', '-lc', 'echo hi && ls; rm -rf /'], cwd: '/w' } }
+    expect(new SessionUpdateMapper().permissionAsked(asked).call).toEqual({ id: 'call_1', name: 'shell', input: { command: 'echo hi && ls; rm -rf /' }, command: 'echo hi && ls; rm -rf /' })
+  })
+
   it.each([
     { argv: ['/bin/bash', '-lc', 'echo hi'], command: 'echo hi' },
     { argv: ['/bin/zsh', '-c', 'a && b'], command: 'a && b' },

@@ -1,0 +1,77 @@
+/**
+ * The answer to an agent's `session/request_permission`: the tool gate (the
+ * WAF) decides, fail-closed. Allow → the option of kind `allow_once` (never
+ * an "always" option: every later call must ask again); deny, a throw, a
+ * rejected promise or no decision within the gate's timeout → the option of
+ * kind `reject_once` (or `reject_always`); a cancelled turn → `cancelled`.
+ * ACP's answer carries no reason: the agent tells the model only that the
+ * call was rejected; the reason reaches the client through the WAF's report.
+ */
+import type { ToolDecision, ToolGate } from '../engine.ts'
+import { type AcpToolCall, wafToolCall } from './map.ts'
+
+type Obj = Record<string, unknown>
+type Outcome = { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string }
+
+export interface PermissionRequest {
+  /** The request's params: `{sessionId, toolCall, options[{optionId, name, kind}]}`. */
+  params: unknown
+  /** The tool call as the mapper understood it; undefined when the request names none (denied). */
+  call: AcpToolCall | undefined
+  cwd: string
+  /** None: the agent's own rules decide, and what it asks is allowed once. */
+  gate: ToolGate | undefined
+  /** Registers the answer a cancel of the turn gives; `done` unregisters it. */
+  waitCancel(answer: (outcome: { outcome: 'cancelled' }) => void): void
+  done(answer: (outcome: { outcome: 'cancelled' }) => void): void
+}
+
+/** The `session/request_permission` result. */
+export async function decidePermission(request: PermissionRequest): Promise<{ outcome: Outcome }> {
+  const options = optionsOf(request.params)
+  const allow = options.find((o) => o.kind === 'allow_once')
+  const reject = options.find((o) => o.kind === 'reject_once') ?? options.find((o) => o.kind === 'reject_always')
+  const rejected: Outcome = reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' }
+  if (!allow) return { outcome: rejected }
+  const allowed: Outcome = { outcome: 'selected', optionId: allow.optionId }
+  if (!request.gate) return { outcome: allowed }
+  if (!request.call) return { outcome: rejected }
+
+  const gate = request.gate
+  const call = request.call
+  let settle: (outcome: Outcome) => void = () => {}
+  const cancelled = new Promise<Outcome>((resolve) => {
+    settle = resolve
+  })
+  request.waitCancel(settle)
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<ToolDecision>((resolve) => {
+    timer = setTimeout(() => resolve({ decision: 'deny', reason: 'no decision in time' }), gate.timeoutSeconds * 1000)
+  })
+  try {
+    const decided = Promise.race([check(gate, wafToolCall(call, request.cwd)), timedOut]).then((d): Outcome => (d.decision === 'allow' ? allowed : rejected))
+    return { outcome: await Promise.race([decided, cancelled]) }
+  } finally {
+    clearTimeout(timer)
+    request.done(settle)
+  }
+}
+
+/** The gate's decision; a throw or a rejection is a deny. */
+async function check(gate: ToolGate, call: Parameters<ToolGate['check']>[0]): Promise<ToolDecision> {
+  try {
+    const decision = await gate.check(call)
+    return decision?.decision === 'allow' ? decision : { decision: 'deny', reason: decision?.decision === 'deny' ? decision.reason : 'no decision' }
+  } catch (err) {
+    return { decision: 'deny', reason: `the check failed (${(err as Error).message})` }
+  }
+}
+
+function optionsOf(params: unknown): { optionId: string; kind: string }[] {
+  if (!isObj(params) || !Array.isArray(params.options)) return []
+  return params.options.filter(isObj).flatMap((o) => (typeof o.optionId === 'string' && typeof o.kind === 'string' ? [{ optionId: o.optionId, kind: o.kind }] : []))
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
