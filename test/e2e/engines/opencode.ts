@@ -32,7 +32,8 @@ export function opencodeEnv(baseUrl: string, home: string): Record<string, strin
 /**
  * OpenCode as `opencode run --format json`, a process per turn, against the
  * fake Chat Completions API (test/fakes/openai-chat.ts). A private HOME
- * (OpenCode keeps its sessions in $HOME/.local/share/opencode). It prints the
+ * (OpenCode keeps its sessions in $HOME/.local/share/opencode; without HOME in
+ * the entry the service gives each session its own). It prints the
  * thinking (`--thinking`) and the tool's output; the fake's provider has no
  * prices, so the cost is 0.
  */
@@ -43,7 +44,16 @@ export const opencodeRow: EngineRow = {
     const api = await startFakeChat()
     const home = await mkdtemp(path.join(os.tmpdir(), 'opencode-home-'))
     return {
-      config: { name: 'opencode', type: 'opencode', command: opencodeBin, args: [], env: opencodeEnv(api.url, home), model: FAKE_MODEL },
+      config: {
+        name: 'opencode',
+        type: 'opencode',
+        command: opencodeBin,
+        args: [],
+        env: opencodeEnv(api.url, home),
+        model: FAKE_MODEL,
+        // The sandbox's allowlist does not read the provider's baseURL from OPENCODE_CONFIG_CONTENT.
+        network_allow: [new URL(api.url).host],
+      },
       modelSaw: (text) => api.saw(text),
       async stop() {
         await api.stop()
