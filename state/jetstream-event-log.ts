@@ -82,6 +82,9 @@ export class JetStreamEventLog implements EventLog {
       max_bytes: settings.maxBytes,
       discard: DiscardPolicy.Old,
       duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+      // Reads of a session's newest event name the subject in the request's subject, so a
+      // credential can be allowed its own session's only (contract/permissions.ts, session-runner).
+      allow_direct: true,
     }
     if (settings.create === false) await jsm.streams.info(name)
     else {
@@ -100,9 +103,19 @@ export class JetStreamEventLog implements EventLog {
     this.#publisher.push({ subject, data: fitEvent(event, this.#maxPayload), msgID: `${subject}:${event.seq}`, publishable })
   }
 
+  /** Whether the stream answers direct gets (made before allow_direct was set: not until a gateway updates it). */
+  #direct: Promise<boolean> | undefined
+
+  /** The newest message of `subject`; null when it has none. */
+  async #newest(subject: string) {
+    this.#direct ??= this.#jsm.streams.info(this.#stream).then((info) => info.config.allow_direct === true)
+    if (await this.#direct) return this.#jsm.direct.getMessage(this.#stream, { last_by_subj: subject })
+    return this.#jsm.streams.getMessage(this.#stream, { last_by_subj: subject })
+  }
+
   async lastSeq(sessionId: string): Promise<number> {
     // getMessage answers null for "no message"; any other failure must not pass for an empty session.
-    const last = await this.#jsm.streams.getMessage(this.#stream, { last_by_subj: this.#subjects.events(sessionId) })
+    const last = await this.#newest(this.#subjects.events(sessionId))
     if (!last) return 0
     const seq = parseEvent(last.string()).seq
     if (seq !== undefined) return seq
@@ -113,7 +126,7 @@ export class JetStreamEventLog implements EventLog {
 
   async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
     const subject = this.#subjects.events(sessionId)
-    const last = await this.#jsm.streams.getMessage(this.#stream, { last_by_subj: subject })
+    const last = await this.#newest(subject)
     // Nothing after the sequence asked for: no need to read the session's events (an unnumbered newest one says nothing).
     const lastSeq = last ? parseEvent(last.string()).seq : 0
     if (lastSeq !== undefined && lastSeq <= afterSeq) return []
