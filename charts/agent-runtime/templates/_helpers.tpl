@@ -89,7 +89,7 @@ chart decides comes first; .Values.config is merged over it.
 {{- $_ := set $storage "claim_name" $sandbox.storage.claimName -}}
 {{- end -}}
 {{- $env := merge (dict "NATS_URL" (include "agent-runtime.natsUrl" .)) $sandbox.env -}}
-{{- if .Values.secrets.natsRoles.runner.existingSecret }}{{ $_ := set $env "NATS_INBOX_PREFIX" (include "agent-runtime.natsInboxPrefix" (dict "root" . "role" "runner")) }}{{ end -}}
+{{- if and .Values.secrets.natsRoles.runner.existingSecret (not .Values.sessionCredentials.enabled) }}{{ $_ := set $env "NATS_INBOX_PREFIX" (include "agent-runtime.natsInboxPrefix" (dict "root" . "role" "runner")) }}{{ end -}}
 {{- $sandboxCfg := dict
   "image" (include "agent-runtime.image" (dict "root" . "which" "runner"))
   "image_pull_policy" .Values.image.runner.pullPolicy
@@ -113,10 +113,10 @@ chart decides comes first; .Values.config is merged over it.
 {{- $secretEnv = append $secretEnv (dict "name" "ANTHROPIC_API_KEY" "secret" . "key" $.Values.secrets.modelApiKey.key) -}}
 {{- end -}}
 {{- $runnerNats := include "agent-runtime.natsSecret" (dict "root" . "role" "runner") | fromJson -}}
-{{- with $runnerNats.existingSecret -}}
+{{- if not .Values.sessionCredentials.enabled }}{{ with $runnerNats.existingSecret -}}
 {{- $secretEnv = append $secretEnv (dict "name" "NATS_USER" "secret" . "key" $runnerNats.userKey) -}}
 {{- $secretEnv = append $secretEnv (dict "name" "NATS_PASSWORD" "secret" . "key" $runnerNats.passwordKey) -}}
-{{- end -}}
+{{- end }}{{ end -}}
 {{- if $secretEnv }}{{ $_ := set $sandboxCfg "secret_env" $secretEnv }}{{ end -}}
 {{- if $sandbox.runtimeClassName }}{{ $_ := set $sandboxCfg "runtime_class_name" $sandbox.runtimeClassName }}{{ end -}}
 {{- if gt (int $sandbox.probePort) 0 }}{{ $_ := set $sandboxCfg "readiness" (dict "port" (int $sandbox.probePort) "path" "/health/ready") }}{{ end -}}
@@ -137,6 +137,11 @@ chart decides comes first; .Values.config is merged over it.
     "leader_election" (dict "enabled" .Values.controller.leaderElection "lease_name" (printf "%s-controller" $fullname | trunc 63 | trimSuffix "-"))
     "sandbox" $sandboxCfg)
 -}}
+{{- with .Values.sessionCredentials }}{{ if .enabled -}}
+{{- $credentials := dict "signing_key_file" (printf "/var/run/agent-runtime/signing-key/%s" .signingKey.key) "ttl" .ttl -}}
+{{- if .account }}{{ $_ := set $credentials "account" .account }}{{ end -}}
+{{- $_ := set $chart.controller "session_credentials" $credentials -}}
+{{- end }}{{ end -}}
 {{- toYaml (mustMergeOverwrite $chart (deepCopy .Values.config)) -}}
 {{- end -}}
 
