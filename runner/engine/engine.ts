@@ -61,6 +61,12 @@ export interface EngineStartOptions {
   env: Record<string, string>
   /** Decides every tool call before the CLI runs it (the WAF); none: the CLI's own rules only. */
   toolGate?: ToolGate | undefined
+  /**
+   * A directory the runner owns and the CLI can read but not change (read-only
+   * in the session sandbox), for sockets the CLI's hooks call back on: `host`
+   * is the runner's path, `inside` the one the CLI sees. None: the engine has no such place.
+   */
+  controlDir?: { host: string; inside: string } | undefined
   /** Turns the CLI's command line into the one that starts it (the session sandbox); none: run it as it is. */
   wrap?: ((command: string, args: readonly string[]) => { command: string; args: string[]; cwd?: string }) | undefined
 }

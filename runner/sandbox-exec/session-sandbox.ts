@@ -16,6 +16,8 @@ const CODE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/
 const FORWARDER = fileURLToPath(new URL('./forwarder.mjs', import.meta.url))
 /** Where the network gate's directory appears inside a sandbox (under its private /run). */
 export const GATE_DIR_INSIDE = '/run/agent-runtime'
+/** Where the engine's control directory appears inside a sandbox: read-only, so nothing the agent runs can replace what the runner put there. */
+export const CONTROL_DIR_INSIDE = '/run/agent-runtime-control'
 /** The proxy port inside the sandbox that HTTPS_PROXY names (moved up if a forwarded model API uses it). */
 const PROXY_PORT = 3128
 /** Files of the system no session needs, hidden even from a service running as root. */
@@ -83,7 +85,13 @@ export interface Launch {
   readonly env: Record<string, string>
   /** The command line that runs `command args` in the sandbox; `cwd` is where the launcher itself starts (none: the sandbox directory). */
   wrap(command: string, args: readonly string[]): { command: string; args: string[]; cwd?: string }
-  /** Closes what the sandbox needed beside the CLI (the network gate); after the CLI exited. */
+  /**
+   * A directory of the runner's that the CLI may read but not change (read-only
+   * in the sandbox): where an engine puts the sockets its CLI's hooks call back
+   * on. `host` is the runner's path, `inside` the CLI's.
+   */
+  readonly controlDir: { host: string; inside: string }
+  /** Closes what the sandbox needed beside the CLI (the network gate, the control directory); after the CLI exited. */
   dispose(): Promise<void>
 }
 
@@ -159,7 +167,18 @@ export class SessionSandbox {
 
   async prepare(request: LaunchRequest): Promise<Launch> {
     const resolved = await this.resolve()
-    if (resolved.mode === 'none') return unsandboxed(request.env)
+    // Short, for Unix socket paths (108 bytes at most).
+    const control = await mkdtemp(path.join(os.tmpdir(), 'ar-ctl-'))
+    if (resolved.mode === 'none') return unsandboxed(request.env, control)
+    try {
+      return await this.#sandboxed(request, control)
+    } catch (err) {
+      await rm(control, { recursive: true, force: true })
+      throw err
+    }
+  }
+
+  async #sandboxed(request: LaunchRequest, control: string): Promise<Launch> {
     const settings = this.#settings
     // bwrap would start and then fail to exec it: say so as a start failure, as an unsandboxed start would.
     const command = settings.engineCommand.includes('/') ? path.resolve(settings.engineCommand) : onPath(settings.engineCommand)
@@ -177,7 +196,7 @@ export class SessionSandbox {
       await mkdir(configDir, { recursive: true, mode: 0o700 })
       readWrite.push(configDir)
     }
-    const readOnly: { source: string; dest: string }[] = []
+    const readOnly: { source: string; dest: string }[] = [{ source: control, dest: CONTROL_DIR_INSIDE }]
     const credentials = await this.#credentials(configDir ?? path.join(home, '.claude'))
     if (credentials) readOnly.push(credentials)
 
@@ -243,7 +262,9 @@ export class SessionSandbox {
         if (forwarding === undefined) return { command: bwrap, args: [...prefix, '--', command, ...args], cwd: '/' }
         return { command: bwrap, args: [...prefix, '--', '/bin/sh', '-c', LAUNCH_WITH_FORWARDER, 'sh', ...forwarding, command, ...args], cwd: '/' }
       },
+      controlDir: { host: control, inside: CONTROL_DIR_INSIDE },
       async dispose() {
+        await rm(control, { recursive: true, force: true })
         if (!gate) return
         await gate.gate.close().catch(() => {})
         await rm(gate.dir, { recursive: true, force: true })
@@ -283,12 +304,13 @@ export function forwarderArgs(forwarder: Forwarder, listeners: readonly Listener
 }
 
 /** A launch that runs the CLI as it is (sandbox.mode none): only the environment allowlist applies. */
-export function unsandboxed(env: Record<string, string>): Launch {
+export function unsandboxed(env: Record<string, string>, control: string): Launch {
   return {
     mode: 'none',
     env,
     wrap: (command, args) => ({ command, args: [...args] }),
-    dispose: async () => {},
+    controlDir: { host: control, inside: control },
+    dispose: () => rm(control, { recursive: true, force: true }),
   }
 }
 

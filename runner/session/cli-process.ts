@@ -103,6 +103,7 @@ export class CliProcess implements ProcessFacts {
           resume,
           env: launch.env,
           wrap: launch.wrap,
+          controlDir: launch.controlDir,
           toolGate: waf?.gate,
           ...(!resume && instructions !== undefined && { appendSystemPrompt: instructions }),
         },

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -49,10 +48,11 @@ export class CodexEngine implements Engine {
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
-    const gate = options.toolGate ? await listenGate(options.env, options.toolGate) : undefined
+    const listening = options.toolGate ? await listenGate(options.controlDir, options.toolGate) : undefined
+    const gate = listening?.gate
     const args = codexArgs(this.#config, {
       sessionTag: options.env[SESSION_TAG_VAR],
-      gate: gate && { node: process.execPath, socketPath: gate.socketPath, timeoutSeconds: options.toolGate?.timeoutSeconds ?? 30 },
+      gate: listening && { node: process.execPath, socketPath: listening.inside, timeoutSeconds: options.toolGate?.timeoutSeconds ?? 30 },
     })
     const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
     const child = execa(line.command, line.args, {
@@ -106,14 +106,17 @@ export class CodexEngine implements Engine {
   }
 }
 
-/** The tool gate's socket, in the CLI's HOME: the one directory the session sandbox shares read-write with the runner besides the work dir. */
-async function listenGate(env: Record<string, string>, toolGate: ToolGate): Promise<CodexToolGate> {
-  const dir = env.HOME ?? os.tmpdir()
-  // Short: the whole path must fit in 108 bytes. One per process: sessions may share a HOME set in engine.env.
-  const socketPath = path.join(dir, `.ar-gate-${randomBytes(4).toString('hex')}.sock`)
+/**
+ * The tool gate's socket, in the launch's control directory: read-only in the
+ * sandbox, so no command the agent ran can put a socket of its own in its place.
+ * Without one (the engine driven directly, unsandboxed), a socket of its own in the temporary directory.
+ */
+async function listenGate(controlDir: EngineStartOptions['controlDir'], toolGate: ToolGate): Promise<{ gate: CodexToolGate; inside: string }> {
+  const name = controlDir ? 'codex-gate.sock' : `ar-codex-gate-${randomBytes(4).toString('hex')}.sock`
+  const dir = controlDir ?? { host: os.tmpdir(), inside: os.tmpdir() }
+  const socketPath = path.join(dir.host, name)
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
-    throw new ServiceError('ENGINE_START_FAILED', `the CLI's HOME path is too long for the tool gate's socket (${socketPath}); use a shorter sandbox.state_dir`)
+    throw new ServiceError('ENGINE_START_FAILED', `the tool gate's socket path is too long (${socketPath}): a Unix socket path holds at most ${MAX_SOCKET_PATH} bytes`)
   }
-  await mkdir(dir, { recursive: true, mode: 0o700 })
-  return CodexToolGate.listen(socketPath, toolGate)
+  return { gate: await CodexToolGate.listen(socketPath, toolGate), inside: path.join(dir.inside, name) }
 }

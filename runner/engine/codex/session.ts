@@ -93,10 +93,14 @@ export class AppServerSession {
     this.#notification(message.method, message.params)
   }
 
-  /** The process is gone: a running turn ends failed. */
+  /**
+   * The process is gone. A running turn gets no result from here: the runner
+   * sees the exit and decides (a turn the process never answered runs again in
+   * a new one, resumed; one it had begun ends ENGINE_EXITED).
+   */
   exited(): void {
-    const turn = this.#turn
-    if (turn) this.#endTurn(this.#failedResult(turn.mapper, 'the Codex process exited during the turn'))
+    this.#turn = undefined
+    this.#queued.length = 0
   }
 
   #notification(method: string, params: unknown): void {

@@ -43,6 +43,8 @@ export const codexRow: EngineRow = {
         args: fakeProviderArgs(api.url),
         env: { HOME: home, FAKE_OPENAI_API_KEY: 'fake-key' },
         model: 'gpt-5.5',
+        // The provider's URL is in the args, where the sandbox's allowlist does not look: name it.
+        network_allow: [new URL(api.url).host],
       },
       modelSaw: (text) => api.saw(text),
       async stop() {

@@ -18,6 +18,9 @@ import type { EngineFixture } from './row.ts'
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const kinds = (events: Record<string, unknown>[]) => events.map((event) => event.event)
 const isEnd = (msg: Record<string, unknown>) => msg.event === 'completed' || msg.event === 'stopped' || (msg.event === 'error' && msg.tool === undefined)
+/** How a turn ended, with its error when it failed (what a failed assertion should show). */
+const ending = (end: Record<string, unknown>) => ({ event: end.event, error: end.error })
+const COMPLETED = { event: 'completed', error: undefined }
 /** What a turn of a real CLI may take here, its first start included. */
 const TURN_MS = 90_000
 
@@ -47,7 +50,7 @@ describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
 
   it(`${row.name} - a tool round trip: tool_use, tool_result, the answer, completed with the CLI's stats`, async () => {
     const { end, events } = await turn(`${row.name}-tool`, 'tool', 'run: echo conformance-ok')
-    expect(end.event).toBe('completed')
+    expect(ending(end)).toEqual(COMPLETED)
     const toolUse = events.find((event) => event.event === 'tool_use')
     expect(JSON.stringify((toolUse?.tool as { input?: unknown } | undefined)?.input)).toContain('echo conformance-ok')
     const result = events.find((event) => event.event === 'tool_result')
@@ -81,13 +84,13 @@ describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
 
   it(`${row.name} - after its CLI is killed, the next turn resumes the conversation from the CLI's own store`, async () => {
     const sessionId = `${row.name}-resume`
-    expect((await turn(sessionId, 'first', 'remember the word heliotrope')).end.event).toBe('completed')
+    expect(ending((await turn(sessionId, 'first', 'remember the word heliotrope')).end)).toEqual(COMPLETED)
     const pids = await processesUnder(sandboxOf(sessionId))
     expect(pids).not.toEqual([])
     for (const pid of pids) process.kill(pid, 'SIGKILL')
     await expect.poll(() => processesUnder(sandboxOf(sessionId)), { timeout: 10_000 }).toEqual([])
     const { end, events } = await turn(sessionId, 'recall', 'recall')
-    expect(end.event).toBe('completed')
+    expect(ending(end)).toEqual(COMPLETED)
     expect(events.filter((event) => event.event === 'answer').map((event) => String(event.data)).join('\n')).toContain('remember the word heliotrope')
   })
 
