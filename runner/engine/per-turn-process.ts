@@ -1,6 +1,4 @@
 import { ServiceError } from '../../contract/mod.ts'
-import { SESSION_TAG_VAR } from '../process/env.ts'
-import { killProcessGroup, terminateSession } from '../process/terminate.ts'
 import type { EngineExit, EngineHandlers, EngineProcess, TurnResult } from './engine.ts'
 
 /**
@@ -9,9 +7,9 @@ import type { EngineExit, EngineHandlers, EngineProcess, TurnResult } from './en
  * --session`): each `send` starts a turn's process, turns run one at a time
  * (a prompt sent during a turn waits), and every turn ends in exactly one
  * `result`, also when its process could not start or was killed. `interrupt`
- * ends the running turn's processes (every process carrying the session's
- * tag: only one turn runs at a time); `endInput` lets the running turn
- * finish and then resolves `exited`.
+ * stops the running turn's process (the engine's `stop`), and that turn's
+ * result is a failed one; `endInput` lets the running turn finish and then
+ * resolves `exited`.
  */
 
 /** One turn's CLI process, started by the engine. */
@@ -19,13 +17,12 @@ export interface TurnProcess {
   readonly pid: number
   /** The turn's result, once the process exited and all its output was read; never rejects. Its cost is the turn's own (the adapter sums them). */
   readonly result: Promise<TurnResult>
+  /** Ends the turn's process and whatever it started (an interrupt); its result follows. */
+  stop(): void
 }
 
 /** Starts a turn's process for a prompt; rejects (ENGINE_START_FAILED) when it cannot start. */
 export type StartTurn = (prompt: string) => Promise<TurnProcess>
-
-/** How long an interrupted turn's processes get between SIGTERM and SIGKILL. */
-const INTERRUPT_GRACE_MS = 500
 
 /** A failed turn's result, for a turn whose process gave none of its own. */
 export function failedTurn(why: string, extra: Partial<TurnResult> = {}): TurnResult {
@@ -50,7 +47,6 @@ export class PerTurnProcess implements EngineProcess {
   readonly exited: Promise<EngineExit>
   readonly #startTurn: StartTurn
   readonly #handlers: EngineHandlers
-  readonly #tag: string | undefined
   readonly #queue: string[] = []
   readonly #exit = Promise.withResolvers<EngineExit>()
   /** The running turn (its process once started); undefined between turns. */
@@ -61,10 +57,9 @@ export class PerTurnProcess implements EngineProcess {
   /** The turns' costs so far: `cumulativeCostUsd` is a running sum within the process, as the runner reads it. */
   #costUsd = 0
 
-  constructor(startTurn: StartTurn, handlers: EngineHandlers, env: Record<string, string>) {
+  constructor(startTurn: StartTurn, handlers: EngineHandlers) {
     this.#startTurn = startTurn
     this.#handlers = handlers
-    this.#tag = env[SESSION_TAG_VAR]
     this.exited = this.#exit.promise
   }
 
@@ -86,8 +81,8 @@ export class PerTurnProcess implements EngineProcess {
     const turn = this.#turn
     if (!turn || turn.interrupted) return
     turn.interrupted = true
-    // Before its process runs, the start is checked again (below); after, every process of the session goes.
-    if (turn.process) void this.#endTurnProcesses(turn.process.pid)
+    // Before its process runs, the start is checked again (below).
+    turn.process?.stop()
   }
 
   endInput(): void {
@@ -109,7 +104,7 @@ export class PerTurnProcess implements EngineProcess {
       const child = await this.#startTurn(prompt)
       turn.process = child
       this.#lastPid = child.pid
-      if (turn.interrupted) void this.#endTurnProcesses(child.pid)
+      if (turn.interrupted) child.stop()
       result = await child.result
     } catch (err) {
       const why = err instanceof ServiceError ? err.message : `the agent CLI could not start: ${(err as Error).message}`
@@ -120,12 +115,7 @@ export class PerTurnProcess implements EngineProcess {
     this.#costUsd += result.cumulativeCostUsd
     const ended = { ...result, cumulativeCostUsd: this.#costUsd, ...(turn.interrupted && { isError: true, subtype: 'error_during_execution' }) }
     this.#handlers.onOutput({ kind: 'result', result: ended })
-    await this.#next()
-  }
-
-  async #endTurnProcesses(pid: number): Promise<void> {
-    // No tag to find the turn's tool commands by (or no process table): at least the CLI's own group.
-    if (this.#tag === undefined) return killProcessGroup(pid)
-    await terminateSession(pid, this.#tag, INTERRUPT_GRACE_MS).catch(() => killProcessGroup(pid))
+    // A prompt sent from within onOutput may have started the next turn already.
+    if (!this.#turn) await this.#next()
   }
 }

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import type { Duplex } from 'node:stream'
 import { execa } from 'execa'
 import { ServiceError } from '../../../contract/mod.ts'
-import { killProcessGroup } from '../../process/terminate.ts'
+import { SESSION_TAG_VAR } from '../../process/env.ts'
+import { killProcessGroup, terminateSession } from '../../process/terminate.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { failedTurn, PerTurnProcess, type TurnProcess } from '../per-turn-process.ts'
@@ -18,6 +19,8 @@ export interface OpenCodeEngineConfig extends OpenCodeArgsConfig {
 
 /** How long a gated CLI may take to load the gate plugin before its turn is given up (a loaded machine took 11 s). */
 const PLUGIN_READY_TIMEOUT_MS = 60_000
+/** How long an interrupted turn's processes get between SIGTERM and SIGKILL (the runner waits 1 s for the turn's result). */
+const STOP_GRACE_MS = 500
 /** The last stderr lines kept to tell why a turn's run failed. */
 const STDERR_TAIL = 10
 
@@ -72,7 +75,7 @@ export class OpenCodeEngine implements Engine {
         handlers.onOutput({ kind: 'init', cliSessionId: id })
       })
     }
-    return new PerTurnProcess(startTurn, handlers, options.env)
+    return new PerTurnProcess(startTurn, handlers)
   }
 
   async #startTurn(
@@ -164,6 +167,12 @@ export class OpenCodeEngine implements Engine {
       ([exited]) => mapper.result(exited, Date.now() - started, stderrTail),
       (err: unknown) => failedTurn(`reading the agent CLI failed: ${(err as Error).message}`),
     )
-    return { pid, result }
+    const tag = options.env[SESSION_TAG_VAR]
+    // Every process of the session: only this turn's run, and the tool commands it started in groups of their own.
+    const stop = () => {
+      if (tag === undefined) return killProcessGroup(pid)
+      void terminateSession(pid, tag, STOP_GRACE_MS).catch(() => killProcessGroup(pid))
+    }
+    return { pid, result, stop }
   }
 }
