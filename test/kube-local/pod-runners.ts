@@ -4,7 +4,8 @@
  * for each Running pod of a pool, the process its container would run: the
  * pod's own args and env (downward-API fields and Secret keys resolved as a
  * kubelet does, RUNNER_ID = the pod's name), its ConfigMap volume as the
- * config file, its volume mounts as folders of its own here. What differs
+ * config file, its Secret volumes as files (waiting for the Secret, as a
+ * kubelet does), its other volume mounts as folders of its own here. What differs
  * from a real node is said in `local`: the NATS URL (loopback), the agent CLI
  * (the fake one) and ports (0: many pods share one host). A pod deleted is
  * sent SIGTERM (a kubelet's graceful stop); a pod that finished (an eviction)
@@ -12,12 +13,15 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { Watch, type V1Container, type V1EnvVar, type V1Pod } from '@kubernetes/client-node'
+import { Watch, type V1Container, type V1EnvVar, type V1Pod, type V1Secret } from '@kubernetes/client-node'
 import { parse } from 'yaml'
 import { poolSelector } from '../../controller/labels.ts'
 import { RUNNER_CONTAINER } from '../../controller/pod-spec.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 import type { Clients } from './kube-local.ts'
+
+/** How long a pod's process waits for a Secret its volumes name (a kubelet retries for ever). */
+const SECRET_WAIT_MS = 60_000
 
 export interface PodRunnersOptions {
   api: Clients
@@ -134,7 +138,10 @@ export class PodRunners {
     if (ended !== undefined) this.#end(name, ended)
   }
 
-  /** Each volume mount as a folder of the pod's here; a ConfigMap volume filled with its keys. */
+  /**
+   * Each volume mount as a folder of the pod's here; a ConfigMap volume filled with its keys, a
+   * Secret volume with its keys (or its `items`) as files of the volume's mode.
+   */
   async #mounts(pod: V1Pod, container: V1Container): Promise<[string, string][]> {
     const { api, namespace, dir } = this.#o
     const name = pod.metadata!.name!
@@ -147,10 +154,37 @@ export class PodRunners {
         const configMap = await api.core.readNamespacedConfigMap({ name: volume.configMap.name, namespace })
         for (const [key, value] of Object.entries(configMap.data ?? {})) await writeFile(path.join(local, key), value)
       }
+      if (volume?.secret?.secretName !== undefined) {
+        const { secretName, items, defaultMode } = volume.secret
+        const data = (await this.#secret(name, secretName)).data ?? {}
+        for (const { key, path: file, mode } of items ?? Object.keys(data).map((key) => ({ key, path: key, mode: undefined }))) {
+          const value = data[key]
+          if (value === undefined) throw new Error(`Secret ${secretName} has no key ${key}`)
+          await writeFile(path.join(local, file), Buffer.from(value, 'base64'), { mode: mode ?? defaultMode ?? 0o644 })
+        }
+      }
       mounts.push([mount.mountPath, local])
     }
     // Longest first: a mount inside another wins.
     return mounts.sort((a, b) => b[0].length - a[0].length)
+  }
+
+  /**
+   * A Secret a pod's volume names. As a kubelet does, the container does not start before it exists
+   * (the controller creates a pod's own Secret right after the pod); waiting ends when the pod does.
+   */
+  async #secret(pod: string, name: string): Promise<V1Secret> {
+    const deadline = Date.now() + SECRET_WAIT_MS
+    for (;;) {
+      try {
+        return await this.#o.api.core.readNamespacedSecret({ name, namespace: this.#o.namespace })
+      } catch (err) {
+        if ((err as { code?: number }).code !== 404) throw err
+        if (this.#ended.has(pod) || this.#watch === undefined) throw new Error(`the pod ended while its Secret ${name} did not exist`)
+        if (Date.now() > deadline) throw new Error(`Secret ${name} did not appear in ${SECRET_WAIT_MS / 1000} s`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
   }
 
   /** An env entry's value as the kubelet resolves it. */

@@ -12,18 +12,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createUser } from '@nats-io/nkeys'
 import { PermissionViolationError } from '@nats-io/transport-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NatsBus } from '../../bus/mod.ts'
 import { AssignmentAnswer } from '../../contract/assignment.ts'
-import { inboxPrefixFor, permissionsFor, type PermissionSpec } from '../../contract/permissions.ts'
 import { subjects } from '../../contract/subjects.ts'
 import { SessionAssigner } from '../../controller/credentials/assigner.ts'
-import { encodeUserJwt, formatCreds } from '../../controller/credentials/jwt.ts'
 import { SessionCredentialMinter } from '../../controller/credentials/mint.ts'
 import { percentile } from '../../bench/relay.ts'
-import { natsOperator, type NatsOperator } from '../fixtures/nats-jwt.ts'
+import { natsOperator, roleUser, type NatsOperator } from '../fixtures/nats-jwt.ts'
 import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 import { FAKE_CLAUDE } from '../fixtures/stack.ts'
@@ -49,14 +46,7 @@ describe('per-session credentials: gateway → controller → pod (operator mode
   /** When each session's first credential was minted (it expires TTL_MS later). */
   const placedAt = new Map<string, number>()
 
-  async function roleNats(role: 'gateway' | 'controller') {
-    const spec: PermissionSpec = { role, prefix }
-    const user = createUser()
-    const jwt = encodeUserJwt(operator.signingKey, { subject: user.getPublicKey(), name: role, permissions: permissionsFor(spec), issuerAccount: operator.account, issuedAt: Math.floor(Date.now() / 1000) })
-    const file = path.join(dir, `${role}.creds`)
-    await writeFile(file, formatCreds(jwt, user.getSeed()), { mode: 0o600 })
-    return { url: nats.url, prefix, creds_file: file, inbox_prefix: inboxPrefixFor(spec) }
-  }
+  const roleNats = async (role: 'gateway' | 'controller') => ({ url: nats.url, prefix, ...(await roleUser(operator, dir, role, prefix)) })
 
   /** A pod's warm-pod credential as its Secret holds it. */
   async function warmCreds(pod: string): Promise<{ file: string; inboxPrefix: string }> {

@@ -1,0 +1,292 @@
+/**
+ * Per-session NATS credentials on a real API server: the chart installed with
+ * `sessionCredentials.enabled` (the account's signing key in a Secret) into a
+ * namespace enforcing `restricted`, nats-server in operator mode, the
+ * controller run here with the chart's ServiceAccount token (so the chart's
+ * Role is all it may do) and the signing key read from the Secret its
+ * Deployment mounts. Each sandbox pod the controller makes gets its own
+ * credential in a Secret the pod owns; `PodRunners` starts the pod's runner
+ * with that Secret mounted as a kubelet would, so a runner holds nothing but
+ * its pod's credential until the controller hands it a session. A WebSocket
+ * session goes gateway → controller → pod → fake CLI → client. The same flow
+ * without Kubernetes, and what each credential may reach:
+ * test/service/assignment.integration.test.ts.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { KubeConfig, type V1Pod, type V1Secret } from '@kubernetes/client-node'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { parse } from 'yaml'
+import { percentile } from '../../bench/relay.ts'
+import { NatsBus } from '../../bus/mod.ts'
+import { subjects } from '../../contract/subjects.ts'
+import { decodeJwtClaims } from '../../controller/credentials/jwt.ts'
+import { LABEL, poolSelector } from '../../controller/labels.ts'
+import { POD_CREDS_KEY, podCredentialsSecret, RUNNER_CONTAINER } from '../../controller/pod-spec.ts'
+import { resolveConfig } from '../../service/config/mod.ts'
+import { openServiceState } from '../../service/state.ts'
+import type { State } from '../../state/mod.ts'
+import { CHART } from '../charts/render.ts'
+import { natsOperator, roleUser, type NatsOperator } from '../fixtures/nats-jwt.ts'
+import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
+import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
+import { FAKE_CLAUDE } from '../fixtures/stack.ts'
+import { WsClient } from '../fixtures/ws-client.ts'
+import { admin, clients, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
+import { PodRunners } from './pod-runners.ts'
+
+const NS = 'ar-session-creds'
+const RELEASE = 'arc'
+const FULLNAME = `${RELEASE}-agent-runtime`
+const POOL = FULLNAME
+const prefix = `k8sc${process.pid}`
+const SIGNING_KEY_SECRET = 'nats-account-signing-key'
+/** Sessions whose placement is measured (each on a fresh warm pod). */
+const PLACEMENTS = 10
+
+let dir: string
+let api: Clients
+let controllerApi: Clients
+let operator: NatsOperator
+let natsLog: string
+let nats: NatsFixture
+let bus: NatsBus
+let state: State
+let controller: ServiceProcess
+let gateway: ServiceProcess
+let pods: PodRunners
+let client: WsClient
+
+const cluster = kubeLocalForFile()
+
+/** The chart's service config (its ConfigMap), pointed at this test's NATS and loopback. */
+function chartConfig(configYaml: string): Record<string, any> {
+  const config = parse(configYaml)
+  config.nats = { ...config.nats, url: nats.url, prefix }
+  config.server = { ...config.server, host: '127.0.0.1', port: 0 }
+  config.controller = { ...config.controller, http_port: 0 }
+  config.log = { level: 'info' }
+  return config
+}
+
+/**
+ * The signing key file the controller's config names, as the chart's controller Deployment mounts
+ * it: the Secret volume whose mount holds that path, its key written here; returns the local path.
+ */
+async function mountSigningKey(file: string): Promise<string> {
+  const template = (await api.apps.readNamespacedDeployment({ name: `${FULLNAME}-controller`, namespace: NS })).spec!.template.spec!
+  const mount = template.containers.flatMap((c) => c.volumeMounts ?? []).find((m) => file.startsWith(`${m.mountPath}/`))
+  const secretName = template.volumes?.find((v) => v.name === mount?.name)?.secret?.secretName
+  if (mount === undefined || secretName === undefined) throw new Error(`the controller Deployment mounts no Secret at ${file}`)
+  const key = file.slice(mount.mountPath.length + 1)
+  const value = (await api.core.readNamespacedSecret({ name: secretName, namespace: NS })).data?.[key]
+  if (value === undefined) throw new Error(`Secret ${secretName} has no key ${key}`)
+  const local = path.join(dir, 'controller', mount.name, key)
+  await mkdir(path.dirname(local), { recursive: true })
+  await writeFile(local, Buffer.from(value, 'base64'), { mode: 0o400 })
+  return local
+}
+
+beforeAll(async () => {
+  if (cluster === undefined) return
+  api = admin(cluster.kubeconfig)
+  dir = await mkdtemp(path.join(os.tmpdir(), 'ar-k8s-creds-'))
+  operator = await natsOperator(dir)
+  natsLog = path.join(dir, 'nats.log')
+  nats = await startPrivateNats(['-c', operator.serverConfig, '-l', natsLog])
+  await restrictedNamespace(api, NS)
+  await api.core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: SIGNING_KEY_SECRET }, stringData: { 'signing-key': new TextDecoder().decode(operator.signingKey.getSeed()) } } })
+  await helmOn(cluster.kubeconfig, [
+    'install', RELEASE, CHART, '--namespace', NS, '--wait', '--timeout', '3m',
+    '--set', 'sessionCredentials.enabled=true',
+    '--set', `sessionCredentials.signingKey.existingSecret=${SIGNING_KEY_SECRET}`,
+    '--set', `sessionCredentials.account=${operator.account}`,
+  ])
+  const controllerKubeconfig = await serviceAccountKubeconfig(api, NS, `${FULLNAME}-controller`, path.join(dir, 'controller.kubeconfig'))
+  const controllerConfig = new KubeConfig()
+  controllerConfig.loadFromFile(controllerKubeconfig)
+  controllerApi = clients(controllerConfig)
+  const configYaml = (await api.core.readNamespacedConfigMap({ name: `${FULLNAME}-config`, namespace: NS })).data!['config.yaml']!
+  const base = chartConfig(configYaml)
+  // The test's own user (no limits) opens the state; the gateway and the controller have their roles' users.
+  bus = await NatsBus.connect(nats.url, { name: 'k8s-creds-test', auth: { credsFile: await operator.userCreds('k8s-creds-test') } })
+  state = await openServiceState(bus, resolveConfig(base, {}), pino({ level: 'silent' }))
+  pods = new PodRunners({
+    api,
+    namespace: NS,
+    pool: POOL,
+    dir,
+    local: {
+      config(config) {
+        Object.assign(config, chartConfig(JSON.stringify(config)))
+        config.engine = { ...config.engine, command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args }
+        config.runner = { ...config.runner, http_port: 0 }
+      },
+      env: { NATS_URL: nats.url },
+    },
+  })
+  await pods.start()
+  const credentials = base.controller.session_credentials
+  controller = await startServiceProcess(
+    'controller',
+    { ...base, nats: { ...base.nats, ...(await roleUser(operator, dir, 'controller', prefix)) }, controller: { ...base.controller, session_credentials: { ...credentials, signing_key_file: await mountSigningKey(credentials.signing_key_file) } } },
+    dir,
+    { KUBECONFIG: controllerKubeconfig, POD_NAME: 'ctl-0', POD_NAMESPACE: NS },
+  )
+  gateway = await startServiceProcess('gateway', { ...base, nats: { ...base.nats, ...(await roleUser(operator, dir, 'gateway', prefix)) } }, dir)
+  client = await WsClient.connect(`${gateway.address!.replace('http', 'ws')}/ws/v1/agent`)
+}, 300_000)
+
+afterAll(async () => {
+  await client?.close()
+  await gateway?.stop('SIGKILL')
+  await controller?.stop('SIGKILL')
+  await pods?.stop()
+  await state?.close()
+  await bus?.close()
+  await nats?.stop()
+  if (api) await api.core.deleteNamespace({ name: NS }).catch(() => {})
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+const live = (p: V1Pod) => p.metadata?.deletionTimestamp === undefined
+async function listPods(): Promise<V1Pod[]> {
+  return (await api.core.listNamespacedPod({ namespace: NS, labelSelector: poolSelector(POOL) })).items.filter(live)
+}
+/** Warm pods whose runner process runs. */
+async function warmWithRunner(): Promise<string[]> {
+  const running = new Set(pods.running())
+  return (await listPods()).filter((p) => p.metadata?.labels?.[LABEL.state] === 'warm' && running.has(p.metadata!.name!)).map((p) => p.metadata!.name!)
+}
+const output = () => `--- controller\n${controller.output()}\n--- gateway\n${gateway.output()}\n${pods.output()}\n${pods.errors.map(String).join('\n')}`
+async function ownerOf(sessionId: string): Promise<string | undefined> {
+  return (await state.registry.get(sessionId))?.value.owner
+}
+/** An event of one turn (by its request id), received or to come. */
+function turnEvent(sessionId: string, requestId: string | number, match: (event: string) => boolean): Promise<Record<string, unknown>> {
+  return client.next((msg) => msg.session_id === sessionId && msg.request_id === requestId && typeof msg.event === 'string' && match(msg.event), 30_000).catch((err: Error) => {
+    throw new Error(`${err.message}\n${output()}`)
+  })
+}
+const notFound = (err: unknown) => (err as { code?: number }).code === 404
+async function secretOf(pod: string): Promise<V1Secret | undefined> {
+  return api.core.readNamespacedSecret({ name: podCredentialsSecret(pod), namespace: NS }).catch((err: unknown) => {
+    if (notFound(err)) return undefined
+    throw err
+  })
+}
+/** The controller's log lines that say `msg`, parsed. */
+function controllerSaid(msg: string): Record<string, any>[] {
+  return controller
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(`"msg":"${msg}"`))
+    .map((line) => JSON.parse(line))
+}
+const PLACED = 'session placed on its pod with its own credential'
+/** The user JWT of a `.creds` text. */
+const credsJwt = (creds: string) => decodeJwtClaims(creds.split('\n')[1]!)
+
+/** A turn of a new session: the session's owner once it completed. */
+async function firstTurn(sessionId: string, prompt: string): Promise<string> {
+  client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt })
+  const end = await turnEvent(sessionId, 1, (event) => event === 'completed' || event === 'error')
+  if (end.event !== 'completed') throw new Error(`${sessionId}: ${JSON.stringify(end)}\n${output()}`)
+  const owner = await ownerOf(sessionId)
+  if (owner === undefined) throw new Error(`${sessionId} has no owner\n${output()}`)
+  return owner
+}
+
+describe('k8s - per-session NATS credentials: sessions placed by the controller on pods holding their own credential', () => {
+  const owners: string[] = []
+
+  test('a WebSocket turn runs on a controller-placed pod whose only credential is its own, from a Secret the pod owns', async () => {
+    await until(async () => (await warmWithRunner()).length === 2, () => `two warm pods with runners\n${output()}`, 90_000)
+    const owner = await firstTurn('creds-1', 'tool: echo with its own credential')
+    owners.push(owner)
+    expect(client.eventsOf('creds-1').find((msg) => msg.event === 'tool_result')?.data).toBe('with its own credential')
+    expect(owner).toMatch(new RegExp(`^${POOL}-`))
+    expect(pods.get(owner)?.process.output()).toContain('assigned a session by the controller')
+    expect(controllerSaid(PLACED)).toEqual([expect.objectContaining({ pod: owner, session_id: 'creds-1' })])
+
+    // The pod names no Secret but its own, and no shared NATS user.
+    const pod = await api.core.readNamespacedPod({ name: owner, namespace: NS })
+    const container = pod.spec!.containers.find((c) => c.name === RUNNER_CONTAINER)!
+    const secretsNamed = [...(pod.spec!.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : [])), ...(container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : []))]
+    expect(secretsNamed).toEqual([podCredentialsSecret(owner)])
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]))
+    expect(env).toMatchObject({ NATS_CREDS: expect.stringMatching(new RegExp(`/${POD_CREDS_KEY}$`)), RUNNER_PLACEMENT: 'controller' })
+    expect(Object.keys(env).filter((name) => /^NATS_(USER|PASSWORD|TOKEN)$/.test(name))).toEqual([])
+    expect(pod.spec!.automountServiceAccountToken).toBe(false)
+
+    // Its Secret: owned by the pod, holding a credential that reaches its own assignment subject only.
+    const secret = (await secretOf(owner))!
+    expect(secret.metadata!.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'v1', kind: 'Pod', name: owner, uid: pod.metadata!.uid, controller: true })])
+    const creds = Buffer.from(secret.data![POD_CREDS_KEY]!, 'base64').toString('utf8')
+    const claims = credsJwt(creds)
+    expect(claims).toMatchObject({ name: `warm-pod ${owner}`, iss: operator.signingKey.getPublicKey(), nats: { issuer_account: operator.account, pub: { deny: ['>'] }, sub: { allow: [subjects(prefix).assign(owner)] } } })
+    expect(claims.nats.pub.allow).toBeUndefined()
+    // The file its runner read is that Secret's key, as the kubelet mounts it.
+    expect(await readFile(path.join(dir, owner, 'nats', POD_CREDS_KEY), 'utf8')).toBe(creds)
+
+    // The controller made that Secret with the chart's Role, which lets it create Secrets but not read them.
+    const read = await controllerApi.core.readNamespacedSecret({ name: podCredentialsSecret(owner), namespace: NS }).catch((err: unknown) => err)
+    expect((read as { code?: number }).code).toBe(403)
+  })
+
+  test('a second session gets another pod, with a credential of its own', async () => {
+    const owner = await firstTurn('creds-2', 'tool: echo second')
+    owners.push(owner)
+    expect(owners[1]).not.toBe(owners[0])
+    expect(pods.get(owner)?.process.output()).toContain('"session_id":"creds-2"')
+    expect(pods.get(owners[0]!)?.process.output()).not.toContain('"session_id":"creds-2"')
+    const [first, second] = await Promise.all(owners.map(async (pod) => credsJwt(Buffer.from((await secretOf(pod))!.data![POD_CREDS_KEY]!, 'base64').toString('utf8'))))
+    expect(second!.sub).not.toBe(first!.sub)
+    expect(second!.nats.sub.allow).toEqual([subjects(prefix).assign(owners[1]!)])
+  })
+
+  test('closing a session deletes its pod, and the garbage collector the pod’s Secret', async () => {
+    const [pod] = owners
+    client.send({ type: 'close', request_id: 'close-1', session_id: 'creds-1' })
+    await until(async () => (await api.core.readNamespacedPod({ name: pod!, namespace: NS }).catch(() => undefined)) === undefined, () => `pod ${pod} deleted\n${output()}`, 60_000)
+    await until(async () => (await secretOf(pod!)) === undefined, `the Secret of ${pod} garbage-collected`, 60_000)
+    client.send({ type: 'close', request_id: 'close-2', session_id: 'creds-2' })
+  })
+
+  test(`placement with per-session credentials: execute → first event over ${PLACEMENTS} sessions, each on a fresh warm pod`, async () => {
+    const firstEvent: number[] = []
+    const placedOn = new Set<string>()
+    for (let i = 0; i < PLACEMENTS; i++) {
+      // A full pool, so no runner starts on these 2 cores while a placement is measured.
+      await until(async () => (await warmWithRunner()).length === 2, () => `a full warm pool with runners\n${output()}`, 90_000)
+      const sessionId = `creds-p${i}`
+      const sent = performance.now()
+      client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt: 'hi' })
+      await turnEvent(sessionId, 1, () => true)
+      firstEvent.push(performance.now() - sent)
+      await turnEvent(sessionId, 1, (event) => event === 'completed')
+      placedOn.add((await ownerOf(sessionId))!)
+      client.send({ type: 'close', request_id: 'close', session_id: sessionId })
+    }
+    // The controller's own measure: assignment sent → the pod serves the session with its credential.
+    const assigned = controllerSaid(PLACED)
+      .filter((line) => String(line.session_id).startsWith('creds-p'))
+      .map((line) => line.ms as number)
+    const line = (list: number[]) => {
+      const sorted = [...list].sort((a, b) => a - b)
+      return `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (n=${sorted.length})`
+    }
+    console.log(`[k8s] per-session credentials on the real API server: execute → first event ${line(firstEvent)}; of which the controller's assignment (credential minted → pod serving) ${line(assigned)}`)
+    expect(placedOn.size).toBe(PLACEMENTS)
+    expect(assigned).toHaveLength(PLACEMENTS)
+    expect(pods.errors).toEqual([])
+  }, 900_000)
+
+  test('the server refused nothing the gateway, the controller or the pods did', async () => {
+    const violations = (await readFile(natsLog, 'utf8')).split('\n').filter((line) => /Permissions Violation|Authorization Violation/i.test(line))
+    expect(violations).toEqual([])
+    expect(output()).not.toMatch(/Permissions Violation|Authorization Violation/i)
+  })
+})
