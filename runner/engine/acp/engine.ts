@@ -5,7 +5,7 @@ import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOpti
 import { LineSplitter } from '../line-splitter.ts'
 import { SessionUpdateMapper } from './map.ts'
 import { decidePermission } from './permission.ts'
-import { methodNotFound, RpcPeer } from './rpc.ts'
+import { methodNotFound, RpcError, RpcPeer } from './rpc.ts'
 import { costOf, turnResult, type TurnEnd } from './turn.ts'
 
 export interface AcpEngineConfig {
@@ -231,9 +231,16 @@ function agentVersion(init: Obj): string | undefined {
 /** The agent could not load the stored session the runner asked for (its store is gone, or it never had it). */
 class SessionLoadFailed extends Error {
   constructor(sessionId: string, cause: unknown) {
-    super(`the agent could not load session ${sessionId}: ${(cause as Error).message}`, { cause })
+    super(`the agent could not load session ${sessionId}: ${rpcErrorText(cause)}`, { cause })
     this.name = 'SessionLoadFailed'
   }
+}
+
+/** An error answer's message with its `data.details` (Gemini puts the reason there, under "Internal error"). */
+function rpcErrorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err)
+  const data = err instanceof RpcError && isObj(err.data) ? err.data : undefined
+  return typeof data?.details === 'string' ? `${message}: ${data.details}` : message
 }
 
 /** Starts the agent, asks `initialize`, ends it. */
