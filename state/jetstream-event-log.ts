@@ -7,6 +7,7 @@ import { subjects, type Subjects } from '../contract/subjects.ts'
 import type { EventLog } from './event-log.ts'
 import { streamName } from './keys.ts'
 import { fitEvent } from './fit-event.ts'
+import { JetStreamPublisher } from './jetstream-publisher.ts'
 import { ReliablePublisher } from './reliable-publisher.ts'
 
 export interface EventStreamSettings {
@@ -46,18 +47,20 @@ export class JetStreamEventLog implements EventLog {
   readonly #stream: string
   readonly #subjects: Subjects
   readonly #publisher: ReliablePublisher<Pending>
+  readonly #acknowledged: JetStreamPublisher
   /** The server's largest message. */
   readonly #maxPayload: number
 
-  private constructor(js: JetStreamClient, jsm: JetStreamManager, stream: string, subjectPrefix: string, log: Logger, maxPayload: number) {
+  private constructor(nc: NatsConnection, jsm: JetStreamManager, stream: string, subjectPrefix: string, log: Logger, maxPayload: number) {
     this.#maxPayload = maxPayload
-    this.#js = js
+    this.#js = jetstream(nc)
+    this.#acknowledged = new JetStreamPublisher(nc, PUBLISH_TIMEOUT_MS)
     this.#jsm = jsm
     this.#stream = stream
     this.#subjects = subjects(subjectPrefix)
     this.#publisher = new ReliablePublisher<Pending>({
       window: PUBLISH_WINDOW,
-      publish: (item) => this.#js.publish(item.subject, item.data, { msgID: item.msgID, timeout: PUBLISH_TIMEOUT_MS }),
+      publish: (item) => this.#acknowledged.publish(item.subject, item.data, item.msgID),
       backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
       onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
       isPermanent: isPermissionViolation,
@@ -95,7 +98,7 @@ export class JetStreamEventLog implements EventLog {
         await jsm.streams.add(config)
       }
     }
-    return new JetStreamEventLog(jetstream(nc), jsm, name, subjectPrefix, log, nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD)
+    return new JetStreamEventLog(nc, jsm, name, subjectPrefix, log, nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD)
   }
 
   append(event: ServiceEvent & { session_id: string; seq: number }, publishable?: () => boolean): void {
@@ -152,6 +155,7 @@ export class JetStreamEventLog implements EventLog {
 
   async close(): Promise<void> {
     this.#publisher.close()
+    this.#acknowledged.close()
   }
 }
 
