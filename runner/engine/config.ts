@@ -14,6 +14,9 @@ const CliFields = {
   network_allow: z.array(HostPortSchema).default([]),
 }
 
+/** An ACP agent's fields: the common ones without `model` (ACP has no common way to pick one). */
+const { model: _model, ...AcpCliFields } = CliFields
+
 const PermissionMode = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions'])
 
 /** Claude Code's own settings (runner/engine/claude/args.ts). */
@@ -36,6 +39,12 @@ export const NamedEngineSchema = z.discriminatedUnion('type', [
    * model API in `network_allow` (the sandbox does not read it from that JSON).
    */
   z.strictObject({ name: EngineName, type: z.literal('opencode'), ...CliFields }),
+  /**
+   * Any Agent Client Protocol agent on its stdio (runner/engine/acp/): `command`/`args` start it in ACP mode
+   * (`gemini --acp`, `claude-code-acp`, `codex-acp`). No `model`: each agent takes it its own way (an arg, its
+   * env, its config file). Its model API goes in `network_allow` unless it is an `ANTHROPIC_BASE_URL`.
+   */
+  z.strictObject({ name: EngineName, type: z.literal('acp'), ...AcpCliFields }),
 ])
 export type NamedEngine = z.output<typeof NamedEngineSchema>
 export type EngineType = NamedEngine['type']

@@ -1,3 +1,4 @@
+import { AcpEngine } from './acp/engine.ts'
 import { ClaudeEngine } from './claude/engine.ts'
 import { CodexEngine } from './codex/engine.ts'
 import type { NamedEngine } from './config.ts'
@@ -14,5 +15,7 @@ export function createEngine(config: NamedEngine): Engine {
       return new CodexEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
     case 'opencode':
       return new OpenCodeEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
+    case 'acp':
+      return new AcpEngine({ ...config, maxLineBytes: DEFAULT_MAX_LINE_BYTES })
   }
 }

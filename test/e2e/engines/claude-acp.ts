@@ -33,7 +33,8 @@ export function writeClaudeAcpSettings(home: string): void {
 export const claudeAcpRow: EngineRow = {
   name: 'claude-acp',
   // Thinking and the tool's output arrive; claude-code-acp 0.16.2 reports no tokens and no cost.
-  shows: { thinking: true, toolOutput: true, cost: false },
+  // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
+  shows: { thinking: true, toolOutput: true, cost: false, denyReason: false },
   async setup() {
     const api = await startFakeAnthropic()
     const env = claudeEnv({ baseUrl: api.url })

@@ -62,7 +62,8 @@ export function codexAcpHome(baseUrl: string): string {
 
 export const codexAcpRow: EngineRow = {
   name: 'codex-acp',
-  shows: { thinking: true, toolOutput: true, cost: false },
+  // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
+  shows: { thinking: true, toolOutput: true, cost: false, denyReason: false },
   async setup() {
     const api = await startFakeResponses()
     const home = codexAcpHome(api.url)
@@ -79,6 +80,8 @@ export const codexAcpRow: EngineRow = {
           SHELL: '/bin/bash',
           FAKE_OPENAI_KEY: 'test',
         },
+        // The provider's URL is in config.toml, where the sandbox's allowlist does not look: name it.
+        network_allow: [new URL(api.url).host],
       },
       modelSaw: (text) => api.saw(text),
       async stop() {

@@ -46,7 +46,8 @@ export function geminiEnv(baseUrl: string, home: string): Record<string, string>
 export const geminiRow: EngineRow = {
   name: 'gemini',
   // Thought chunks arrive; a shell call's output does not (tool_call_update has content: []); no cost.
-  shows: { thinking: true, toolOutput: false, cost: false },
+  // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
+  shows: { thinking: true, toolOutput: false, cost: false, denyReason: false },
   async setup() {
     const api = await startFakeGemini()
     const home = geminiHome()
@@ -58,6 +59,8 @@ export const geminiRow: EngineRow = {
         // The model pinned: no router call before each prompt.
         args: ['--acp', '--policy', geminiAskPolicy, '--model', 'gemini-2.5-flash'],
         env: geminiEnv(api.url, home),
+        // The sandbox's allowlist reads Claude's base URL variables only: name the fake.
+        network_allow: [new URL(api.url).host],
       },
       modelSaw: (text) => api.saw(text),
       async stop() {
