@@ -158,6 +158,13 @@ describe.each<EngineRow>([geminiRow, claudeAcpRow, codexAcpRow])('acp engine - $
     expect(await agent.leftover()).toEqual([])
   })
 
+  it("the tool's processes carry the session tag (the runner finds every process of the session by it)", async () => {
+    const agent = await Agent.start(fixture, workDir())
+    const result = await agent.turn(`run: printenv ${SESSION_TAG_VAR}`)
+    expect(result.text).toContain(agent.tag)
+    await agent.end()
+  })
+
   it('stop mid-tool: interrupt after tool_use ends the turn as error_during_execution; after endInput no process is left', async () => {
     const agent = await Agent.start(fixture, workDir())
     const result = await agent.turn('run: python3 -c "import time; time.sleep(30)"', (output) => {
