@@ -139,8 +139,8 @@ export class AcpEngine implements Engine {
     child.stdout.on('data', (chunk: Buffer) => onStdout(stdout.push(chunk)))
     child.stdout.on('end', () => {
       onStdout(stdout.end())
-      // No more answers can come: a turn still running ends as failed.
-      rpc.close(new Error('the agent closed its output'))
+      // No more answers can come. A turn still running gets no result: the runner sees the exit (and may retry the turn).
+      rpc.close(new AgentGone())
     })
     child.stderr.on('data', (chunk: Buffer) => onStderr(stderr.push(chunk)))
     child.stderr.on('end', () => onStderr(stderr.end()))
@@ -172,10 +172,14 @@ export class AcpEngine implements Engine {
       send: (prompt) => {
         turn = { startedAt: Date.now(), cancelled: false, text: '' }
         session
-          .then((opened) => rpc.request('session/prompt', { sessionId: opened.sessionId, prompt: [{ type: 'text', text: prompt }] }))
+          // A turn stopped before the session was open never reaches the agent.
+          .then((opened) => (turn?.cancelled ? { stopReason: 'cancelled' } : rpc.request('session/prompt', { sessionId: opened.sessionId, prompt: [{ type: 'text', text: prompt }] })))
           .then(
             (response) => endTurn({ response }),
-            (err: unknown) => endTurn({ error: (err as Error).message, conversationNotFound: err instanceof SessionLoadFailed }),
+            (err: unknown) => {
+              if (err instanceof AgentGone) turn = undefined
+              else endTurn({ error: (err as Error).message, conversationNotFound: err instanceof SessionLoadFailed })
+            },
           )
           .catch(() => {})
       },
@@ -215,7 +219,12 @@ export class AcpEngine implements Engine {
       })
       return { sessionId: options.conversationId, ...(version !== undefined && { version }) }
     }
-    const opened = await rpc.request('session/new', { cwd: options.cwd, mcpServers: [] })
+    const opened = await rpc.request('session/new', {
+      cwd: options.cwd,
+      mcpServers: [],
+      // claude-code-acp appends this to its system prompt; the others ignore `_meta`.
+      ...(options.appendSystemPrompt !== undefined && { _meta: { systemPrompt: { append: options.appendSystemPrompt } } }),
+    })
     if (!isObj(opened) || typeof opened.sessionId !== 'string') throw new Error('session/new answered no sessionId')
     return { sessionId: opened.sessionId, ...(version !== undefined && { version }) }
   }
@@ -226,6 +235,14 @@ function agentVersion(init: Obj): string | undefined {
   const info = isObj(init.agentInfo) ? init.agentInfo : undefined
   if (!info || typeof info.version !== 'string') return undefined
   return typeof info.name === 'string' ? `${info.version} (${info.name})` : info.version
+}
+
+/** The agent's output ended: it exited or is exiting. */
+class AgentGone extends Error {
+  constructor() {
+    super('the agent closed its output')
+    this.name = 'AgentGone'
+  }
 }
 
 /** The agent could not load the stored session the runner asked for (its store is gone, or it never had it). */

@@ -7,7 +7,7 @@
  * the session sandbox (bubblewrap).
  */
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -121,6 +121,25 @@ class Agent {
  */
 const LOAD_BROKEN = new Set(['gemini'])
 
+/**
+ * claude-code-acp 0.16.2 answers session/prompt before Claude Code has
+ * written the turn to its transcript ($HOME/.claude/projects/<cwd>/<id>.jsonl):
+ * a SIGKILL at once loses the conversation (no transcript at all, 3 runs of 3;
+ * 100 ms later it resumed, 6 of 6). Its row waits until the turn is stored.
+ */
+async function stored(fixture: EngineFixture, row: string, conversationId: string, text: string): Promise<void> {
+  if (row !== 'claude-acp') return
+  const projects = join(String(fixture.config.env?.HOME), '.claude', 'projects')
+  const holds = (dir: string) => {
+    try {
+      return readFileSync(join(projects, dir, `${conversationId}.jsonl`), 'utf8').includes(text)
+    } catch {
+      return false
+    }
+  }
+  await expect.poll(() => existsSync(projects) && readdirSync(projects).some(holds), { timeout: 10_000 }).toBe(true)
+}
+
 describe.each<EngineRow>([geminiRow, claudeAcpRow, codexAcpRow])('acp engine - $name', (row) => {
   let fixture: EngineFixture
   const dirs: string[] = []
@@ -182,6 +201,7 @@ describe.each<EngineRow>([geminiRow, claudeAcpRow, codexAcpRow])('acp engine - $
     await first.turn('remember the word pineapple')
     const conversationId = first.of('init')[0]?.cliSessionId
     expect(conversationId).toBeDefined()
+    await stored(fixture, row.name, conversationId!, 'remember the word pineapple')
     process.kill(-first.process.pid, 'SIGKILL')
     await first.process.exited
     await first.leftover()
