@@ -273,13 +273,21 @@ export class Session {
   }
 
   #completeTurn(turn: ActiveTurn, running: CliProcess, result: TurnResult): void {
+    // A resumed CLI that found no conversation to continue, on the turn's last try.
+    let lost = false
     if (result.isError) {
       const retry = retryAfterFailedTurn(running, result.conversationNotFound === true, turn.retried === true)
       if (retry.retry) return this.#retryTurn(turn, running, retry)
+      lost = result.conversationNotFound === true && running.resumed && !running.finishedATurn
     }
     const stats = turnStats(result, this.#lastCumulativeCost, turn.toolCalls)
     this.#lastCumulativeCost = result.cumulativeCostUsd
-    this.#conversation.saved()
+    if (lost) {
+      // The next turn starts a new conversation, in a new process, instead of failing on the lost one again.
+      this.#conversation.stored = false
+      if (this.#process === running) this.#process = undefined
+      running.abandon()
+    } else this.#conversation.saved()
     if (turn.ending) {
       // The CLI's answer to our interrupt: the stop or timeout path reports the turn.
       this.#stats = addStats(this.#stats, { ...stats, turns: 0, errors: 0 })

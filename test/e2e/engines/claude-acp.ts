@@ -34,7 +34,8 @@ export const claudeAcpRow: EngineRow = {
   name: 'claude-acp',
   // Thinking and the tool's output arrive; claude-code-acp 0.16.2 reports no tokens and no cost.
   // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
-  shows: { thinking: true, toolOutput: true, cost: false, denyReason: false },
+  // claude-code-acp 0.16.2 reports no usage; ACP's permission answer has no reason field.
+  shows: { thinking: true, toolOutput: true, cost: false, denyReason: false, tokens: false },
   async setup() {
     const api = await startFakeAnthropic()
     const env = claudeEnv({ baseUrl: api.url })

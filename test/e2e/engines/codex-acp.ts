@@ -63,7 +63,8 @@ export function codexAcpHome(baseUrl: string): string {
 export const codexAcpRow: EngineRow = {
   name: 'codex-acp',
   // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
-  shows: { thinking: true, toolOutput: true, cost: false, denyReason: false },
+  // codex-acp 0.16.0 sends only usage_update {used, size} (the context), no turn tokens.
+  shows: { thinking: true, toolOutput: true, cost: false, denyReason: false, tokens: false },
   async setup() {
     const api = await startFakeResponses()
     const home = codexAcpHome(api.url)

@@ -63,8 +63,10 @@ describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
     expect(kinds(events).indexOf('tool_use')).toBeLessThan(kinds(events).indexOf('tool_result'))
     expect(kinds(events).lastIndexOf('answer')).toBeGreaterThan(kinds(events).indexOf('tool_result'))
     const stats = end.turn_stats as Record<string, number>
-    expect(stats.input_tokens).toBeGreaterThan(0)
-    expect(stats.output_tokens).toBeGreaterThan(0)
+    if (row.shows.tokens !== false) {
+      expect(stats.input_tokens).toBeGreaterThan(0)
+      expect(stats.output_tokens).toBeGreaterThan(0)
+    } else expect([stats.input_tokens, stats.output_tokens]).toEqual([0, 0])
     expect(stats.tool_calls).toBe(1)
     expect(stats.turns).toBe(1)
     if (row.shows.cost) expect(stats.total_cost_usd).toBeGreaterThan(0)
@@ -82,16 +84,21 @@ describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
     expect(await processesUnder(sandboxOf(sessionId))).toEqual([])
   })
 
-  it(`${row.name} - after its CLI is killed, the next turn resumes the conversation from the CLI's own store`, async () => {
+  it(`${row.name} - after its CLI is killed mid-turn, the next turn resumes the conversation from the CLI's own store`, async () => {
     const sessionId = `${row.name}-resume`
     expect(ending((await turn(sessionId, 'first', 'remember the word heliotrope')).end)).toEqual(COMPLETED)
-    const pids = await processesUnder(sandboxOf(sessionId))
-    expect(pids).not.toEqual([])
-    for (const pid of pids) process.kill(pid, 'SIGKILL')
-    await expect.poll(() => processesUnder(sandboxOf(sessionId)), { timeout: 10_000 }).toEqual([])
+    // Killed while it works (a CLI that runs a process per turn has none between turns).
+    client.send({ type: 'execute', request_id: 'killed', session_id: sessionId, prompt: 'slow: 8000' })
+    // Mid-turn: the model has the prompt and takes its time to answer.
+    await expect.poll(() => fixture.modelSaw('slow: 8000'), { timeout: TURN_MS }).toBe(true)
+    for (const pid of await processesUnder(sandboxOf(sessionId))) process.kill(pid, 'SIGKILL')
+    // The killed turn ends either way: ENGINE_EXITED, or run again in a new process when the CLI had not answered it yet.
+    await client.next((msg) => msg.request_id === 'killed' && isEnd(msg), TURN_MS)
     const { end, events } = await turn(sessionId, 'recall', 'recall')
     expect(ending(end)).toEqual(COMPLETED)
-    expect(events.filter((event) => event.event === 'answer').map((event) => String(event.data)).join('\n')).toContain('remember the word heliotrope')
+    const answer = events.filter((event) => event.event === 'answer').map((event) => String(event.data)).join('\n')
+    if (row.shows.resumes !== false) expect(answer).toContain('remember the word heliotrope')
+    else expect(answer).not.toContain('remember the word heliotrope')
   })
 
   it(`${row.name} - the WAF denies a dangerous tool call the model writes, before it runs`, async () => {

@@ -47,7 +47,8 @@ export const geminiRow: EngineRow = {
   name: 'gemini',
   // Thought chunks arrive; a shell call's output does not (tool_call_update has content: []); no cost.
   // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
-  shows: { thinking: true, toolOutput: false, cost: false, denyReason: false },
+  // Gemini CLI 0.61.0's session/load rewrites the stored session before it reads it: nothing to resume.
+  shows: { thinking: true, toolOutput: false, cost: false, denyReason: false, resumes: false },
   async setup() {
     const api = await startFakeGemini()
     const home = geminiHome()

@@ -39,5 +39,12 @@ export interface EngineRow {
     cost: boolean
     /** The agent is told why the WAF denied a tool call (the rule's reason reaches the model); default true. */
     denyReason?: boolean
+    /** The CLI reports the turn's tokens; default true. False is asserted too: zeros. */
+    tokens?: boolean
+    /**
+     * A new process continues the conversation from the CLI's store; default true. False is
+     * asserted too (a known upstream defect): the next turn starts a fresh conversation.
+     */
+    resumes?: boolean
   }
 }
