@@ -48,6 +48,9 @@ export class PodRunners {
   /** Pods that ended while their process was starting: stopped once it started. */
   readonly #ended = new Map<string, 'deleted' | 'finished'>()
   #watch: AbortController | undefined
+  #stopped = true
+  /** Of the last change seen: where a watch that ended resumes. */
+  #resourceVersion: string | undefined
   readonly errors: Error[] = []
 
   constructor(options: PodRunnersOptions) {
@@ -56,16 +59,43 @@ export class PodRunners {
 
   /** Watches the pool's pods (every change in order, so a pod that fails and is deleted at once is seen failing). */
   async start(): Promise<void> {
+    this.#stopped = false
+    await this.#watchFrom(undefined)
+  }
+
+  /**
+   * A watch from `resourceVersion` (none: the pods as they are now, then their changes). The
+   * client ends a watch that was quiet for 30 s, and the API server ends watches after a while:
+   * each is resumed where it ended, so no change is missed.
+   */
+  async #watchFrom(resourceVersion: string | undefined): Promise<void> {
     const { api, namespace, pool } = this.#o
-    const watch = new Watch(api.config)
-    this.#watch = await watch.watch(
+    const resume = (from: string | undefined) => {
+      if (this.#stopped) return
+      this.#watchFrom(from).catch((err: unknown) => void this.errors.push(new Error('resuming the pod watch failed', { cause: err })))
+    }
+    const watch = await new Watch(api.config).watch(
       `/api/v1/namespaces/${namespace}/pods`,
-      { labelSelector: poolSelector(pool) },
-      (type: string, pod: V1Pod) => this.#seen(type, pod),
+      { labelSelector: poolSelector(pool), allowWatchBookmarks: true, ...(resourceVersion !== undefined && { resourceVersion }) },
+      (type: string, object: V1Pod) => {
+        if (type === 'ERROR') {
+          // Most often 410 Gone: the version is too old to resume from. Nothing here can tell what was missed.
+          this.errors.push(new Error(`the pod watch failed: ${JSON.stringify(object)}`))
+          this.#resourceVersion = undefined
+          return
+        }
+        this.#resourceVersion = object.metadata?.resourceVersion ?? this.#resourceVersion
+        if (type !== 'BOOKMARK') this.#seen(type, object)
+      },
       (err: unknown) => {
-        if (err && this.#watch !== undefined) this.errors.push(new Error('the pod watch ended', { cause: err }))
+        if (this.#stopped) return
+        if (err && (err as Error).name !== 'TimeoutError') this.errors.push(new Error('the pod watch ended', { cause: err }))
+        resume(this.#resourceVersion)
       },
     )
+    // Stopped while it was starting: this watch is not wanted.
+    if (this.#stopped) watch.abort()
+    else this.#watch = watch
   }
 
   /** The process of a pod, once started. */
@@ -83,9 +113,8 @@ export class PodRunners {
   }
 
   async stop(): Promise<void> {
-    const watch = this.#watch
-    this.#watch = undefined
-    watch?.abort()
+    this.#stopped = true
+    this.#watch?.abort()
     await Promise.allSettled(this.#starting.values())
     await Promise.all([...this.#processes.values()].map((p) => p.process.stop('SIGKILL')))
   }
@@ -180,7 +209,7 @@ export class PodRunners {
         return await this.#o.api.core.readNamespacedSecret({ name, namespace: this.#o.namespace })
       } catch (err) {
         if ((err as { code?: number }).code !== 404) throw err
-        if (this.#ended.has(pod) || this.#watch === undefined) throw new Error(`the pod ended while its Secret ${name} did not exist`)
+        if (this.#ended.has(pod) || this.#stopped) throw new Error(`the pod ended while its Secret ${name} did not exist`)
         if (Date.now() > deadline) throw new Error(`Secret ${name} did not appear in ${SECRET_WAIT_MS / 1000} s`)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }

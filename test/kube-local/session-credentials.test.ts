@@ -8,7 +8,10 @@
  * credential in a Secret the pod owns; `PodRunners` starts the pod's runner
  * with that Secret mounted as a kubelet would, so a runner holds nothing but
  * its pod's credential until the controller hands it a session. A WebSocket
- * session goes gateway → controller → pod → fake CLI → client. The same flow
+ * session goes gateway → controller → pod → fake CLI → client. The gateway
+ * and the controller connect as their roles' users with `.creds` files made
+ * here: the chart gives them only NATS_USER/NATS_PASSWORD, which a server in
+ * operator mode does not take. The same flow
  * without Kubernetes, and what each credential may reach:
  * test/service/assignment.integration.test.ts.
  */
@@ -189,6 +192,12 @@ const PLACED = 'session placed on its pod with its own credential'
 /** The user JWT of a `.creds` text. */
 const credsJwt = (creds: string) => decodeJwtClaims(creds.split('\n')[1]!)
 
+/** Closes a session as a client does (DELETE /v1/sessions/{id}): the runner ends it and deletes its record. */
+async function closeSession(sessionId: string): Promise<void> {
+  const response = await fetch(`${gateway.address}/v1/sessions/${sessionId}`, { method: 'DELETE' })
+  if (!response.ok) throw new Error(`closing ${sessionId}: ${response.status} ${await response.text()}`)
+}
+
 /** A turn of a new session: the session's owner once it completed. */
 async function firstTurn(sessionId: string, prompt: string): Promise<string> {
   client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt })
@@ -247,13 +256,23 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     expect(second!.nats.sub.allow).toEqual([subjects(prefix).assign(owners[1]!)])
   })
 
-  test('closing a session deletes its pod, and the garbage collector the pod’s Secret', async () => {
+  test('closing a session (DELETE /v1/sessions/{id}) deletes its pod, and the garbage collector the pod’s Secret', async () => {
     const [pod] = owners
-    client.send({ type: 'close', request_id: 'close-1', session_id: 'creds-1' })
-    await until(async () => (await api.core.readNamespacedPod({ name: pod!, namespace: NS }).catch(() => undefined)) === undefined, () => `pod ${pod} deleted\n${output()}`, 60_000)
+    const closedAt = performance.now()
+    await closeSession('creds-1')
+    expect(await state.registry.get('creds-1')).toBeUndefined()
+    let last: unknown
+    const gone = async () => {
+      const read = await api.core.readNamespacedPod({ name: pod!, namespace: NS }).catch(() => undefined)
+      last = read?.metadata
+      return read === undefined
+    }
+    await until(gone, () => `pod ${pod} deleted; last seen: ${JSON.stringify(last)}\n${output()}`, 150_000)
+    const deletedAfter = performance.now() - closedAt
     await until(async () => (await secretOf(pod!)) === undefined, `the Secret of ${pod} garbage-collected`, 60_000)
-    client.send({ type: 'close', request_id: 'close-2', session_id: 'creds-2' })
-  })
+    console.log(`[k8s] closed → pod deleted ${(deletedAfter / 1000).toFixed(1)} s, → its Secret gone ${((performance.now() - closedAt) / 1000).toFixed(1)} s`)
+    await closeSession('creds-2')
+  }, 240_000)
 
   test(`placement with per-session credentials: execute → first event over ${PLACEMENTS} sessions, each on a fresh warm pod`, async () => {
     const firstEvent: number[] = []
@@ -268,7 +287,7 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
       firstEvent.push(performance.now() - sent)
       await turnEvent(sessionId, 1, (event) => event === 'completed')
       placedOn.add((await ownerOf(sessionId))!)
-      client.send({ type: 'close', request_id: 'close', session_id: sessionId })
+      await closeSession(sessionId)
     }
     // The controller's own measure: assignment sent → the pod serves the session with its credential.
     const assigned = controllerSaid(PLACED)
