@@ -1,6 +1,6 @@
 import { execa } from 'execa'
-import { ServiceError } from '../../../contract/mod.ts'
 import { killProcessGroup } from '../../process/terminate.ts'
+import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { SessionUpdateMapper } from './map.ts'
@@ -36,43 +36,22 @@ type Obj = Record<string, unknown>
 export class AcpEngine implements Engine {
   readonly name = 'acp'
   readonly #config: AcpEngineConfig
-  #version: Promise<string> | undefined
+  /** The agent's name and version from its `initialize` answer (ACP agents have no common `--version`). */
+  readonly #version: CliVersion
 
   constructor(config: AcpEngineConfig) {
     this.#config = config
+    this.#version = new CliVersion(() => probeVersion(config), (err) => `${config.command}: no ACP initialize answer: ${err.message}`)
   }
 
-  /** The agent's name and version from its `initialize` answer (ACP agents have no common `--version`). */
   version(): Promise<string> {
-    this.#version ??= probeVersion(this.#config).catch((err: unknown) => {
-      this.#version = undefined
-      throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command}: no ACP initialize answer: ${(err as Error).message}`, { cause: err })
-    })
-    return this.#version
+    return this.#version.get()
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
     const { command, args } = this.#config
-    const line = options.wrap ? options.wrap(command, args) : { command, args: [...args] }
-    const child = execa(line.command, line.args, {
-      cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,
-      env: options.env,
-      extendEnv: false,
-      // Its own process group, so the whole group can be signalled.
-      detached: true,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      cleanup: false,
-    })
-    if (child.pid === undefined) {
-      const result = await child
-      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${command}: ${result.shortMessage ?? 'unknown failure'}`, { cause: result })
-    }
+    const { child } = await spawnCli(command, args, options)
     const pid = child.pid
-    child.stdin.on('error', () => {})
     const mapper = new SessionUpdateMapper()
     const emit = (outputs: ReturnType<SessionUpdateMapper['map']>) => {
       for (const output of outputs) {

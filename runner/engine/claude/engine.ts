@@ -1,6 +1,5 @@
-import { execa } from 'execa'
-import { ServiceError } from '../../../contract/mod.ts'
 import { killProcessGroup } from '../../process/terminate.ts'
+import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
@@ -17,51 +16,20 @@ export interface ClaudeEngineConfig extends ClaudeArgsConfig {
 export class ClaudeEngine implements Engine {
   readonly name = 'claude'
   readonly #config: ClaudeEngineConfig
-  #version: Promise<string> | undefined
+  readonly #version: CliVersion
 
   constructor(config: ClaudeEngineConfig) {
     this.#config = config
+    this.#version = CliVersion.of(config.command, config.args, 10_000)
   }
 
   version(): Promise<string> {
-    // Cached: the binary does not change under a running service.
-    this.#version ??= execa(this.#config.command, [...this.#config.args, '--version'], { timeout: 10_000 }).then(
-      (result) => result.stdout.trim(),
-      (err: unknown) => {
-        this.#version = undefined
-        throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command} --version failed: ${(err as Error).message}`, { cause: err })
-      },
-    )
-    return this.#version
+    return this.#version.get()
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
-    const args = claudeArgs(this.#config, options)
-    const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
-    const child = execa(line.command, line.args, {
-      cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,
-      env: options.env,
-      extendEnv: false,
-      // Its own process group, so the whole group can be signalled.
-      detached: true,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      cleanup: false,
-    })
-    // Node knows at once whether the spawn worked: no pid means it did not.
-    if (child.pid === undefined) {
-      const result = await child
-      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${this.#config.command}: ${result.shortMessage ?? 'unknown failure'}`, {
-        cause: result,
-      })
-    }
-
+    const { child } = await spawnCli(this.#config.command, claudeArgs(this.#config, options), options)
     const pid = child.pid
-    // A CLI that exits closes its stdin; a late write must not crash the service.
-    child.stdin.on('error', () => {})
     const write = (line: string) => {
       if (child.stdin.writable) child.stdin.write(line)
     }

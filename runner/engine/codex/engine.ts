@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
 import { ServiceError } from '../../../contract/mod.ts'
 import { SESSION_TAG_VAR } from '../../process/env.ts'
+import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions, ToolGate } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { codexArgs, type CodexArgsConfig } from './args.ts'
@@ -29,22 +29,16 @@ const MAX_SOCKET_PATH = 100
 export class CodexEngine implements Engine {
   readonly name = 'codex'
   readonly #config: CodexEngineConfig
-  #version: Promise<string> | undefined
+  /** Prints `codex-cli 0.169.0`. */
+  readonly #version: CliVersion
 
   constructor(config: CodexEngineConfig) {
     this.#config = config
+    this.#version = CliVersion.of(config.command, [], 10_000)
   }
 
   version(): Promise<string> {
-    // Cached: the binary does not change under a running service. Prints `codex-cli 0.169.0`.
-    this.#version ??= execa(this.#config.command, ['--version'], { timeout: 10_000 }).then(
-      (result) => result.stdout.trim(),
-      (err: unknown) => {
-        this.#version = undefined
-        throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command} --version failed: ${(err as Error).message}`, { cause: err })
-      },
-    )
-    return this.#version
+    return this.#version.get()
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
@@ -54,27 +48,11 @@ export class CodexEngine implements Engine {
       sessionTag: options.env[SESSION_TAG_VAR],
       gate: listening && { node: process.execPath, socketPath: listening.inside, timeoutSeconds: options.toolGate?.timeoutSeconds ?? 30 },
     })
-    const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
-    const child = execa(line.command, line.args, {
-      cwd: line.cwd ?? options.cwd,
-      env: options.env,
-      extendEnv: false,
-      // Its own process group, so the whole group can be signalled.
-      detached: true,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      buffer: false,
-      reject: false,
-      cleanup: false,
-    })
-    if (child.pid === undefined) {
-      const result = await child
+    const { child } = await spawnCli(this.#config.command, args, options).catch(async (err: unknown) => {
       await gate?.close()
-      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${this.#config.command}: ${result.shortMessage ?? 'unknown failure'}`, { cause: result })
-    }
+      throw err
+    })
     const pid = child.pid
-    child.stdin.on('error', () => {})
     const session = new AppServerSession(options, handlers, (message) => {
       if (child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`)
     })

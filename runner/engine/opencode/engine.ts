@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import type { Duplex } from 'node:stream'
-import { execa } from 'execa'
 import { ServiceError } from '../../../contract/mod.ts'
 import { SESSION_TAG_VAR } from '../../process/env.ts'
 import { killProcessGroup, terminateSession } from '../../process/terminate.ts'
+import { CliVersion } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { failedTurn, PerTurnProcess, type TurnProcess } from '../per-turn-process.ts'
@@ -37,22 +37,15 @@ const STDERR_TAIL = 10
 export class OpenCodeEngine implements Engine {
   readonly name = 'opencode'
   readonly #config: OpenCodeEngineConfig
-  #version: Promise<string> | undefined
+  readonly #version: CliVersion
 
   constructor(config: OpenCodeEngineConfig) {
     this.#config = config
+    this.#version = CliVersion.of(config.command, config.args, 30_000)
   }
 
   version(): Promise<string> {
-    // Cached: the binary does not change under a running service.
-    this.#version ??= execa(this.#config.command, [...this.#config.args, '--version'], { timeout: 30_000 }).then(
-      (result) => result.stdout.trim(),
-      (err: unknown) => {
-        this.#version = undefined
-        throw new ServiceError('ENGINE_START_FAILED', `${this.#config.command} --version failed: ${(err as Error).message}`, { cause: err })
-      },
-    )
-    return this.#version
+    return this.#version.get()
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
