@@ -113,19 +113,20 @@ export class MemoryBus implements Bus {
   #deliver(subject: string, data: string, headers: Headers | undefined, respond: BusMessage['respond']): boolean {
     if (this.#closed) return false
     const targets: Entry[] = []
-    const groups = new Map<string, Entry[]>()
-    const consider = (entry: Entry) => {
+    // Allocated only when a queue group is met: most messages (every event) have plain subscribers only.
+    let groups: Map<string, Entry[]> | undefined
+    const exact = this.#exact.get(subject)
+    const matching = this.#wildcards.size === 0 ? exact : [...(exact ?? []), ...[...this.#wildcards].filter((entry) => subjectMatches(entry.pattern, subject))]
+    for (const entry of matching ?? []) {
       if (entry.queue === undefined) targets.push(entry)
       else {
+        groups ??= new Map()
         const group = groups.get(entry.queue)
         if (group) group.push(entry)
         else groups.set(entry.queue, [entry])
       }
     }
-    const exact = this.#exact.get(subject)
-    if (exact) for (const entry of exact) consider(entry)
-    for (const entry of this.#wildcards) if (subjectMatches(entry.pattern, subject)) consider(entry)
-    for (const [queue, members] of groups) {
+    for (const [queue, members] of groups ?? []) {
       const turn = this.#queueTurn.get(queue) ?? 0
       this.#queueTurn.set(queue, turn + 1)
       targets.push(members[turn % members.length]!)

@@ -238,13 +238,20 @@ export class NatsBus implements Bus {
   }
 
   #toBusMessage(msg: Msg): BusMessage {
-    const headers = fromNatsHeaders(msg.headers)
-    const respond = (data: string, replyHeaders?: Headers) => {
-      if (!msg.reply) return
-      this.#guard(() => msg.respond(data, replyHeaders ? { headers: toNatsHeaders(replyHeaders) } : undefined))
+    let headers: Headers | undefined | null = null
+    return {
+      subject: msg.subject,
+      data: msg.string(),
+      // Decoded when asked: the events a gateway relays carry a message id header nobody there reads.
+      get headers() {
+        if (headers === null) headers = fromNatsHeaders(msg.headers)
+        return headers
+      },
+      respond: (data: string, replyHeaders?: Headers) => {
+        if (!msg.reply) return
+        this.#guard(() => msg.respond(data, replyHeaders ? { headers: toNatsHeaders(replyHeaders) } : undefined))
+      },
     }
-    const data = msg.string()
-    return headers ? { subject: msg.subject, data, headers, respond } : { subject: msg.subject, data, respond }
   }
 
   /** Runs a synchronous client call, turning "connection closed" into BusClosedError. */
