@@ -12,7 +12,8 @@ import { startFakeChat, type FakeChat } from '../fakes/openai-chat.ts'
 import { EngineRun, taggedProcesses } from '../fixtures/engine-run.ts'
 import { requireBwrap } from '../fixtures/escape-corpus.ts'
 import { processesUnder } from '../fixtures/processes.ts'
-import { FAKE_MODEL, opencodeBin, opencodeEnv } from './engines/opencode.ts'
+import { opencodeCli } from '../fixtures/opencode-cli.ts'
+import { FAKE_MODEL, opencodeEnv } from './engines/opencode.ts'
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const kinds = (outputs: EngineOutput[]) => outputs.filter((o) => !o.kind.endsWith('_delta')).map((o) => o.kind)
@@ -38,10 +39,13 @@ describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - re
   if (sandboxed) requireBwrap()
   let api: FakeChat
   let root: string
+  /** The real CLI, installed into .tools/ on first use (test/fixtures/opencode-cli.ts says why not as a dev dependency). */
+  let opencodeBin: string
   const engine = () => new OpenCodeEngine({ command: opencodeBin, args: [], model: FAKE_MODEL, maxLineBytes: 1 << 20 })
   const runs: EngineRun[] = []
 
   beforeAll(async () => {
+    opencodeBin = await opencodeCli()
     api = await startFakeChat()
     root = await mkdtemp(path.join(os.tmpdir(), 'opencode-engine-'))
   })

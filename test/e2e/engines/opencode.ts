@@ -2,10 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { startFakeChat } from '../../fakes/openai-chat.ts'
+import { opencodeCli } from '../../fixtures/opencode-cli.ts'
 import type { EngineRow } from './row.ts'
-
-/** The real OpenCode CLI (npm opencode-ai 1.18.33) installed with the dev dependencies. */
-export const opencodeBin = path.resolve(import.meta.dirname, '../../../node_modules/.bin/opencode')
 
 /** The model the fake provider offers, as `opencode run --model` names it. */
 export const FAKE_MODEL = 'fake/fake-model'
@@ -47,7 +45,7 @@ export const opencodeRow: EngineRow = {
       config: {
         name: 'opencode',
         type: 'opencode',
-        command: opencodeBin,
+        command: await opencodeCli(),
         args: [],
         env: opencodeEnv(api.url, home),
         model: FAKE_MODEL,
