@@ -160,7 +160,6 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
       throw new Error(`${err.message}\n${output()}`)
     })
     if (again.event !== 'completed') throw new Error(`the next execute: ${JSON.stringify(again)}\n${output()}`)
-    client.send({ type: 'close', request_id: 4, session_id: 'k8s-1' })
   })
 
   test(`warm start on the real API server: execute → first event over ${WARM_STARTS} sessions, each on a fresh warm pod, against a second turn on the same pod`, async () => {
@@ -183,7 +182,6 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
       warmStart.push(await turn(sessionId, `w${i}`))
       placed.push(await turn(sessionId, `p${i}`))
       owners.add((await ownerOf(sessionId))!)
-      client.send({ type: 'close', request_id: `c${i}`, session_id: sessionId })
     }
     const line = (name: string, list: number[]) => {
       const sorted = [...list].sort((a, b) => a - b)
