@@ -3,15 +3,23 @@ import { RegistryConflictError, type RegistryChange, type RunnerLeases, type Ses
 import type { SandboxErrorCode, SessionEvents } from './events.ts'
 import type { DesiredSession, SessionSource } from './sessions.ts'
 
+/** How long a deleted record is kept as `closed`: far longer than a reconcile pass takes to act on it. */
+const CLOSED_KEPT_MS = 10 * 60_000
+
 /**
  * The session registry (state/, a JetStream KV bucket in production) as the
  * controller's SessionSource. The registry deletes a session's record when the
  * session ends, so an absent record is a closed session. While watched, the
  * records are kept in memory from the watch (an informer, as for pods), so a
  * reconcile pass costs no KV round trip; unwatched, list() reads the bucket.
+ * A record the watch saw deleted stays a while as `closed`: a pod placed on the
+ * session then goes at once, where an absent record could also be one its
+ * runner has not written yet (the controller waits `claim_timeout` for that).
  */
-export function registrySessionSource(registry: SessionRegistry, log: Logger): SessionSource {
+export function registrySessionSource(registry: SessionRegistry, log: Logger, now: () => number = Date.now): SessionSource {
   let cache: Map<string, DesiredSession> | undefined
+  /** When each closed session's record was deleted, to forget it after CLOSED_KEPT_MS. */
+  const closedAt = new Map<string, number>()
   const desired = (r: SessionRecord): DesiredSession => ({ session_id: r.session_id, ...(r.owner !== undefined && { owner: r.owner }), state: r.state, last_active: r.last_active })
   return {
     async list(): Promise<DesiredSession[]> {
@@ -24,8 +32,22 @@ export function registrySessionSource(registry: SessionRegistry, log: Logger): S
       // Changes that arrive while the first list is read are applied after it, in order.
       let buffered: RegistryChange[] | undefined = []
       const apply = (change: RegistryChange) => {
-        if (change.type === 'put') cache?.set(change.record.session_id, desired(change.record))
-        else cache?.delete(change.session_id)
+        const at = now()
+        for (const [sessionId, deleted] of closedAt) {
+          if (at - deleted < CLOSED_KEPT_MS) break
+          closedAt.delete(sessionId)
+          if (cache?.get(sessionId)?.state === 'closed') cache.delete(sessionId)
+        }
+        if (change.type === 'put') {
+          closedAt.delete(change.record.session_id)
+          cache?.set(change.record.session_id, desired(change.record))
+          return
+        }
+        const known = cache?.get(change.session_id)
+        if (known === undefined) return
+        cache?.set(change.session_id, { ...known, state: 'closed' })
+        closedAt.delete(change.session_id)
+        closedAt.set(change.session_id, at)
       }
       registry
         .watch((change) => {

@@ -24,12 +24,37 @@ describe('registry source - the session registry as the controller sees it', () 
     await registry.delete('s2')
     await registry.update(record({ session_id: 's1', state: 'idle', last_active: 50 }), (await registry.get('s1'))!.revision)
     expect(changes).toBe(3)
-    // Served from the watch's cache now: the same answer as the registry's.
-    expect(await source.list()).toEqual([{ session_id: 's1', state: 'idle', last_active: 50 }])
+    // Served from the watch's cache now: the registry's answer, and the deleted record as closed.
+    expect(await source.list()).toEqual([
+      { session_id: 's1', state: 'idle', last_active: 50 },
+      { session_id: 's2', state: 'closed', last_active: 2 },
+    ])
     stop()
     await registry.delete('s1')
     expect(changes).toBe(3)
     expect(await source.list()).toEqual([])
+  })
+
+  test('a deleted record stays closed for 10 minutes (its pod goes at once), then it is forgotten; a new record of the id replaces it', async () => {
+    const registry = new MemoryRegistry()
+    await registry.create(record({ session_id: 's1', owner: 'pool-abcdefghij' }))
+    await registry.create(record({ session_id: 's2', owner: 'pool-bbbbbbbbbb' }))
+    let now = 1_000
+    const source = registrySessionSource(registry, silent, () => now)
+    const stop = source.watch(() => {})
+    await new Promise((resolve) => setImmediate(resolve))
+    await registry.delete('s1')
+    await registry.delete('s2')
+    expect(await source.list()).toEqual([
+      { session_id: 's1', owner: 'pool-abcdefghij', state: 'closed', last_active: 2 },
+      { session_id: 's2', owner: 'pool-bbbbbbbbbb', state: 'closed', last_active: 2 },
+    ])
+    await registry.create(record({ session_id: 's2', owner: 'pool-cccccccccc' }))
+    expect((await source.list()).find((s) => s.session_id === 's2')).toEqual({ session_id: 's2', owner: 'pool-cccccccccc', state: 'idle', last_active: 2 })
+    now += 10 * 60_000
+    await registry.create(record({ session_id: 's3' }))
+    expect((await source.list()).map((s) => s.session_id)).toEqual(['s2', 's3'])
+    stop()
   })
 
   test('release clears the owner only while the dead pod still owns the session', async () => {
