@@ -12,7 +12,8 @@ const MARKER = '\n…[truncated: the event was larger than the bus allows]'
 export function fitEvent(event: ServiceEvent, maxBytes: number): string {
   const json = JSON.stringify(event)
   const limit = maxBytes - HEADROOM_BYTES
-  if (Buffer.byteLength(json) <= limit) return json
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most events fit without counting their bytes.
+  if (json.length * 3 <= limit || Buffer.byteLength(json) <= limit) return json
   const fitted = { ...event, truncated: true } as ServiceEvent & { data?: string; tool?: { input?: unknown } }
   if ('tool' in fitted && fitted.tool && 'input' in fitted.tool) {
     fitted.tool = { ...fitted.tool, input: { truncated: true } }
