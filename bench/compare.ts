@@ -16,39 +16,58 @@ export interface RelayFigures {
 export const LOAD = { floodEvents: 20_000, sessions: 100, sessionEvents: 200, pacedEvents: 4_000, pacedRate: 2_000, rounds: 3 }
 
 /**
- * The relay figures of one system: one session flooding, 100 sessions at
- * once, one session paced; a warm-up turn before each (CLI start, JIT), then
- * `rounds` measured rounds. CPU is the service's own (its processes, not the CLIs').
+ * The relay figures of several systems, measured in turns: each round of one
+ * session flooding, then of one session paced, goes through every system
+ * before the next round, so a change in the machine's load falls on all of
+ * them alike; then 100 sessions at once, one system after another (100 CLIs
+ * each; each system is stopped once measured, so their CLIs go with it). A
+ * warm-up turn comes first (CLI start, JIT), then `rounds` rounds.
+ * CPU is the service's own (its processes, not the CLIs').
  */
-export async function measureSystem(system: System, log: (line: string) => void): Promise<RelayFigures> {
+export async function measureSystems(systems: readonly System[], log: (line: string) => void): Promise<RelayFigures[]> {
   const { rounds } = LOAD
-  const flood: { rate: number; cpu: number }[] = []
-  const paced: number[] = []
-  const many: { rate: number; cpu: number }[] = []
-  const client = await SessionClient.connect(system.wsUrl)
+  const clients = await Promise.all(systems.map((system) => SessionClient.connect(system.wsUrl)))
+  const flood = systems.map(() => [] as { rate: number; cpu: number }[])
+  const paced = systems.map(() => [] as number[])
   try {
-    await client.turn('flood', 'burst: 2000')
-    for (let round = 0; round < rounds; round++) flood.push(await floodRound(client, system))
-    log(`${system.name}: flood ${Math.round(median(flood.map((r) => r.rate)))}/s`)
-    await client.turn('paced', `stamped: 200 ${LOAD.pacedRate}`)
-    for (let round = 0; round < rounds; round++) paced.push(await pacedRound(client))
-    log(`${system.name}: paced p99 ${median(paced).toFixed(2)} ms`)
+    for (const client of clients) {
+      await client.turn('flood', 'burst: 2000')
+      await client.turn('paced', `stamped: 200 ${LOAD.pacedRate}`)
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, system] of systems.entries()) flood[i]!.push(await floodRound(clients[i]!, system))
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const i of systems.keys()) paced[i]!.push(await pacedRound(clients[i]!))
+    }
   } finally {
-    await client.close()
+    await Promise.all(clients.map((client) => client.close()))
   }
+  const figures: RelayFigures[] = []
+  for (const [i, system] of systems.entries()) {
+    const many = await measureMany(system)
+    await system.stop()
+    figures.push({
+      floodEventsPerSecond: median(flood[i]!.map((r) => r.rate)),
+      floodCpuMicros: median(flood[i]!.map((r) => r.cpu)),
+      pacedP99Ms: median(paced[i]!),
+      ...many,
+    })
+    log(`${system.name}: flood ${Math.round(figures[i]!.floodEventsPerSecond)}/s, paced p99 ${figures[i]!.pacedP99Ms.toFixed(2)} ms, ${LOAD.sessions} sessions ${Math.round(many.manyEventsPerSecond)}/s`)
+  }
+  return figures
+}
+
+async function measureMany(system: System): Promise<Pick<RelayFigures, 'manyEventsPerSecond' | 'manyCpuMicros' | 'manyGatewayRss'>> {
   const clients = await Promise.all(Array.from({ length: LOAD.sessions }, () => SessionClient.connect(system.wsUrl)))
   try {
     await Promise.all(clients.map((c, i) => c.turn(`many-${i}`, 'burst: 10')))
-    for (let round = 0; round < rounds; round++) many.push(await manyRound(clients, system))
-    log(`${system.name}: ${LOAD.sessions} sessions ${Math.round(median(many.map((r) => r.rate)))}/s`)
-    const manyGatewayRss = rssBytes(system.gatewayPid)
+    const many: { rate: number; cpu: number }[] = []
+    for (let round = 0; round < LOAD.rounds; round++) many.push(await manyRound(clients, system))
     return {
-      floodEventsPerSecond: median(flood.map((r) => r.rate)),
-      floodCpuMicros: median(flood.map((r) => r.cpu)),
       manyEventsPerSecond: median(many.map((r) => r.rate)),
       manyCpuMicros: median(many.map((r) => r.cpu)),
-      manyGatewayRss,
-      pacedP99Ms: median(paced),
+      manyGatewayRss: rssBytes(system.gatewayPid),
     }
   } finally {
     await Promise.all(clients.map((c) => c.close()))

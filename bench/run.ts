@@ -2,16 +2,17 @@
  * `npm run bench`: one table. The bare relay floor (bench/floor.ts), ours in
  * dev mode, ours in production (gateway + runner over a private nats-server
  * with JetStream) and HotPlex v0.10.0 (bench/hotplex/build.sh) relay the same
- * fake CLI, driven over their native WebSockets on loopback, one after
- * another in the same run; medians of 3 rounds, with ratios against the floor
- * and HotPlex; then 1,000 idle sessions on ours in production.
+ * fake CLI, driven over their native WebSockets on loopback, all running in
+ * the same run and measured in turns (bench/compare.ts); medians of 3 rounds,
+ * with ratios against the floor and HotPlex; then 1,000 idle sessions on ours
+ * in production.
  * The other benchmarks: `node bench/suite.ts` (relay, starts, replay,
  * Kubernetes, REST, sandbox, WAF), each also runnable alone.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { LOAD, measureSystem, type RelayFigures } from './compare.ts'
+import { LOAD, measureSystems, type RelayFigures } from './compare.ts'
 import { IDLE, measureIdleSessions, type IdleFigures } from './idle-sessions.ts'
 import { FAKE_CLI, HOTPLEX_BIN, startDev, startFloor, startHotPlex, startProduction, TINY_CLI, type System } from './systems.ts'
 
@@ -23,23 +24,19 @@ async function main(): Promise<void> {
   const log = (line: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${line}`)
   try {
     const figures: Partial<Record<Column, RelayFigures>> = {}
-    const starts: [Column, () => Promise<System | undefined>][] = [
-      ['floor', () => startFloor(FAKE_CLI)],
-      ['dev', () => startDev(dir, FAKE_CLI)],
-      ['production', () => startProduction(dir, FAKE_CLI)],
-      ['hotplex', () => startHotPlex(dir, FAKE_CLI)],
-    ]
-    for (const [column, start] of starts) {
-      const system = await start()
-      if (!system) {
-        log(`HotPlex: no binary at ${HOTPLEX_BIN}; build it with bench/hotplex/build.sh (needs go). Its columns stay empty.`)
-        continue
-      }
-      try {
-        figures[column] = await measureSystem(system, log)
-      } finally {
-        await system.stop()
-      }
+    const started: [Column, System][] = []
+    try {
+      started.push(['floor', await startFloor(FAKE_CLI)], ['dev', await startDev(dir, FAKE_CLI)], ['production', await startProduction(dir, FAKE_CLI)])
+      const hotplex = await startHotPlex(dir, FAKE_CLI)
+      if (hotplex) started.push(['hotplex', hotplex])
+      else log(`HotPlex: no binary at ${HOTPLEX_BIN}; build it with bench/hotplex/build.sh (needs go). Its column stays empty.`)
+      const measured = await measureSystems(
+        started.map(([, system]) => system),
+        log,
+      )
+      for (const [i, [column]] of started.entries()) figures[column] = measured[i]
+    } finally {
+      await Promise.all(started.map(([, system]) => system.stop()))
     }
     const production = await startProduction(dir, TINY_CLI, { engine: { idle_timeout: IDLE.idleTimeout } })
     let idle: IdleFigures
