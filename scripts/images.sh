@@ -35,14 +35,16 @@ BUILD=(podman build --pull=never)
 
 log() { echo "[images] $*" >&2; }
 die() { log "error: $*"; exit 1; }
-# need <command> <Debian packages>: apt-installs them when missing and root (as CI runs), else says what to install.
+# need <command or absolute path> <Debian packages>: apt-installs them when missing and root (as CI runs), else says what to install.
 need() {
   command -v "$1" >/dev/null && return 0
+  [[ $1 == /* && -e $1 ]] && return 0
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     log "installing $2 (apt-get)"
     # shellcheck disable=SC2086 # $2 is a list of package names
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $2 >/dev/null; } || die "apt-get install $2 failed"
     command -v "$1" >/dev/null && return 0
+    [[ $1 == /* && -e $1 ]] && return 0
   fi
   die "$1 is needed (Debian: apt-get install $2)"
 }
@@ -63,6 +65,8 @@ rootfs() {
 base() {
   need podman "podman runc uidmap slirp4netns fuse-overlayfs"
   need runc runc
+  # Containers on one network find each other by name (testcontainers' network aliases) through this CNI plugin.
+  need /usr/lib/cni/dnsname golang-github-containernetworking-plugin-dnsname
   has_image "$BASE_IMAGE" && return 0
   rootfs
   # shellcheck source=/dev/null
