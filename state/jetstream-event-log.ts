@@ -63,10 +63,13 @@ export class JetStreamEventLog implements EventLog {
       publish: (item) => this.#acknowledged.publish(item.subject, item.data, item.msgID),
       backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
       onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
-      isPermanent: isPermissionViolation,
+      // A connection closed for good (its credential expired and was refused on every reconnect, say)
+      // publishes nothing ever again: retrying would only hold the runner's shutdown for ever.
+      isPermanent: (err) => isPermissionViolation(err) || nc.isClosed(),
       isStale: (item) => item.publishable?.() === false,
       onStale: (item) => log.warn({ subject: item.subject, msg_id: item.msgID }, 'event dropped: this runner lost the session before it was stored'),
-      onDrop: (item, err) => log.error({ err, subject: item.subject, msg_id: item.msgID }, 'event dropped: NATS does not allow this runner to publish it (check its permissions)'),
+      onDrop: (item, err) =>
+        log.error({ err, subject: item.subject, msg_id: item.msgID }, nc.isClosed() ? 'event dropped: the NATS connection is closed for good' : 'event dropped: NATS does not allow this runner to publish it (check its permissions)'),
     })
   }
 

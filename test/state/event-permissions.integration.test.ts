@@ -1,4 +1,4 @@
-/** The JetStream event log when NATS refuses some publishes for good: those events are dropped and logged, the rest flow. */
+/** The JetStream event log when NATS refuses some publishes for good, or the connection is closed for good: those events are dropped and logged, the rest flow, flush ends. */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -45,6 +45,18 @@ describe('event log - permissions', () => {
     expect(await events.read('forbidden', 0)).toEqual([])
     expect(logLines).toContainEqual(expect.objectContaining({ level: 50, subject: subjects(PREFIX).events('forbidden'), msg: expect.stringContaining('event dropped') }))
     expect(logLines.filter((line) => String(line.msg).includes('retrying'))).toEqual([])
+    await events.close()
+  })
+
+  it('closed for good - events of a connection that closed for good are dropped and logged, and flush ends (a shutdown waits for it)', async () => {
+    const lines: Record<string, unknown>[] = []
+    const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
+    const own = await NatsBus.connect(nats.url, { name: 'event-closed', logger: { warn: () => {} }, auth: { user: 'runner', password: 'r' } })
+    const events = await JetStreamEventLog.open(own.connection, PREFIX, { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 100, maxBytes: -1 }, log)
+    await own.connection.close()
+    events.append({ event: 'answer', data: 'never stored', session_id: 'closed', seq: 1 })
+    await events.flush()
+    expect(lines).toContainEqual(expect.objectContaining({ level: 50, msg: 'event dropped: the NATS connection is closed for good' }))
     await events.close()
   })
 })
