@@ -59,6 +59,14 @@ export class Follower {
       this.#cursor = seq - 1 // a new follower starts at the first live event
     }
     if (seq <= this.#cursor) return
+    if (seq === this.#cursor + 1 && this.#pending.size === 0 && !this.#filling && !this.#closed) {
+      // The next one, nothing waiting: what #drain would do, without a map entry per event.
+      this.#cursor = seq
+      this.#gapSince = undefined
+      this.#lastDelivery = Date.now()
+      this.#options.listener(event, json)
+      return
+    }
     this.#pending.set(seq, { event, json })
     this.#drain()
   }
