@@ -160,7 +160,8 @@ describe('per-session credentials: gateway → controller → pod (operator mode
       throw new Error(`${err.message}\n${output()}`)
     })
     expect(client!.eventsOf('sess-1').filter((msg) => msg.event === 'tool_result').map((msg) => msg.data)).toContain('still here')
-  }, 30_000)
+    // Room for the wait past the first credential's expiry (up to TTL_MS) and the turn's own 30 s.
+  }, 60_000)
 
   describe('isolation', () => {
     /** Subscribes on a raw connection; the server's refusal, or undefined when it took the subscription. */
