@@ -148,6 +148,9 @@ describe('per-session credentials: gateway → controller → pod (operator mode
   })
 
   it('renewal - a renewed credential replaces the first before it expires; the session keeps working after the first one ran out', async () => {
+    // Renewed halfway through the first credential's life, as the controller does (at two thirds): a renewal
+    // right after the placement would expire within the same second as the first (JWT times are in seconds).
+    await sleep(placedAt.get('sess-1')! + TTL_MS / 2 - Date.now())
     const renewed = await assigner.assign('pod-a', 'sess-1')
     expect(renewed.ok).toBe(true)
     // As the controller renews every placed pod.
