@@ -9,22 +9,15 @@
  * answers follows the shared script (model-script.ts); the shell tool call is
  * `run_shell_command {command}`.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { ServerResponse } from 'node:http'
+import { clientGone, type RecordedRequest as HttpRequest, serveFake, stringsIn, waitUnlessGone } from './http-fake.ts'
 import { roughTokens, scriptStep, textPieces, type ScriptInput, type ScriptStep } from './model-script.ts'
 
-/** One HTTP request the fake received, body already parsed (undefined if not JSON). */
-export interface RecordedRequest {
-  method: string
-  path: string
+/** One HTTP request the fake received, with the model route it named. */
+export interface RecordedRequest extends HttpRequest {
   /** `streamGenerateContent`, `generateContent`, … ; undefined for other paths. */
   action: string | undefined
   model: string | undefined
-  headers: IncomingHttpHeaders
-  body: any
-  receivedAt: number
-  /** True when the client went away before the answer was complete (a cancel). */
-  disconnected: boolean
 }
 
 export interface FakeGemini {
@@ -126,15 +119,7 @@ function routerResponse(model: string): object {
   }
 }
 
-const WAIT_STEP_MS = 25
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' }
-
-function* stringsIn(value: unknown): Generator<string> {
-  if (typeof value === 'string') yield value
-  else if (Array.isArray(value)) for (const v of value) yield* stringsIn(v)
-  else if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) yield* stringsIn(v)
-}
 
 function sendError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
@@ -143,69 +128,42 @@ function sendError(res: ServerResponse, status: number, message: string): void {
 
 /** Starts the fake on 127.0.0.1. */
 export async function startFakeGemini(options: { port?: number } = {}): Promise<FakeGemini> {
-  const requests: RecordedRequest[] = []
   const failures: number[] = []
   let counter = 0
 
   async function stream(res: ServerResponse, record: RecordedRequest, body: any, promptTokens: number) {
-    let closed = false
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        closed = true
-        record.disconnected = true
-      }
-    })
+    const gone = clientGone(res, record)
     const n = ++counter
     const step = scriptStep(scriptInputOf(body))
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
-    if (step.delayMs) {
-      const until = Date.now() + step.delayMs
-      while (!closed && Date.now() < until) await sleep(Math.min(WAIT_STEP_MS, until - Date.now()))
-    }
+    if (step.delayMs) await waitUnlessGone(step.delayMs, gone)
     for (const chunk of streamChunks(step, { n, model: record.model ?? 'gemini-2.5-flash', promptTokens })) {
-      if (!closed) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`)
+      if (!gone()) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`)
     }
-    if (!closed) res.end()
+    if (!gone()) res.end()
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    const route = /^\/v1beta\/models\/([^/:]+):([A-Za-z]+)$/.exec(path)
-    let body: any
-    try {
-      body = raw.length > 0 ? JSON.parse(raw) : undefined
-    } catch {
-      body = undefined
-    }
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, action: route?.[2], model: route?.[1], headers: req.headers, body, receivedAt: Date.now(), disconnected: false }
-    requests.push(record)
-    if (req.method !== 'POST' || !route) return sendError(res, 404, `Not found: ${req.method} ${path}`)
-    if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
-    if (record.action === 'generateContent' && body.generationConfig?.responseMimeType === 'application/json') {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      return res.end(JSON.stringify(routerResponse(record.model ?? 'gemini-3.5-flash-lite')))
-    }
-    if (record.action !== 'streamGenerateContent') return sendError(res, 404, `the fake does not serve ${record.action}`)
-    const failure = failures.shift()
-    if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
-    return stream(res, record, body, roughTokens(raw.length))
-  }
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
-        if (!res.headersSent) sendError(res, 500, `fake crashed: ${String(err)}`)
-        else res.destroy()
-      })
-    })
+  const { port, requests, stop } = await serveFake<RecordedRequest>({
+    port: options.port,
+    sendError,
+    describe: (base) => {
+      const route = /^\/v1beta\/models\/([^/:]+):([A-Za-z]+)$/.exec(base.path)
+      return { ...base, action: route?.[2], model: route?.[1] }
+    },
+    handle(req, res, record, raw) {
+      const { body } = record
+      if (req.method !== 'POST' || record.action === undefined) return sendError(res, 404, `Not found: ${req.method} ${record.path}`)
+      if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
+      if (record.action === 'generateContent' && body.generationConfig?.responseMimeType === 'application/json') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        return void res.end(JSON.stringify(routerResponse(record.model ?? 'gemini-3.5-flash-lite')))
+      }
+      if (record.action !== 'streamGenerateContent') return sendError(res, 404, `the fake does not serve ${record.action}`)
+      const failure = failures.shift()
+      if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
+      return stream(res, record, body, roughTokens(raw.length))
+    },
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
-  })
-  const { port } = server.address() as AddressInfo
   const streamRequests = () => requests.filter((r) => r.action === 'streamGenerateContent')
   return {
     url: `http://127.0.0.1:${port}`,
@@ -213,10 +171,6 @@ export async function startFakeGemini(options: { port?: number } = {}): Promise<
     streamRequests,
     saw: (text) => streamRequests().some((r) => [...stringsIn(r.body?.contents)].some((s) => s.includes(text))),
     failNext: (status) => void failures.push(status),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    stop,
   }
 }

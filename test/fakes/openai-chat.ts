@@ -9,20 +9,11 @@
  * (model-script.ts); the shell tool call is OpenCode's `bash {command, description}`.
  * OpenCode also asks for a session title once (a request without tools): it gets `Fake title`.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { ServerResponse } from 'node:http'
+import { clientGone, type RecordedRequest, serveFake, waitUnlessGone } from './http-fake.ts'
 import { roughTokens, scriptStep, textPieces, type ScriptInput, type ScriptStep } from './model-script.ts'
 
-/** One HTTP request the fake received, body already parsed (undefined if not JSON). */
-export interface RecordedRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  receivedAt: number
-  /** True when the client went away before the answer was complete (an interrupt). */
-  disconnected: boolean
-}
+export type { RecordedRequest } from './http-fake.ts'
 
 export interface FakeChat {
   /** Base URL the provider's `options.baseURL` takes, with the `/v1` path: `http://127.0.0.1:PORT/v1`. */
@@ -116,10 +107,6 @@ export function chatChunks(step: ScriptStep, ids: { completion: string; n: numbe
   return chunks
 }
 
-/** Step of the `slow:` wait; the wait ends within one step when the client disconnects. */
-const WAIT_STEP_MS = 25
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
 function sendError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, param: null } }))
@@ -127,65 +114,35 @@ function sendError(res: ServerResponse, status: number, message: string): void {
 
 /** Starts the fake on 127.0.0.1. */
 export async function startFakeChat(options: { port?: number } = {}): Promise<FakeChat> {
-  const requests: RecordedRequest[] = []
   const failures: number[] = []
   let counter = 0
 
   async function stream(res: ServerResponse, record: RecordedRequest, body: any, inputTokens: number) {
-    let closed = false
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        closed = true
-        record.disconnected = true
-      }
-    })
+    const gone = clientGone(res, record)
     const n = ++counter
     const step: ScriptStep = isTitleRequest(body) ? { text: FAKE_TITLE } : scriptStep(scriptInputOf(body))
     const model = typeof body.model === 'string' ? body.model : 'fake-model'
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': `req_fake_${n}` })
-    if (step.delayMs) {
-      const until = Date.now() + step.delayMs
-      while (!closed && Date.now() < until) await sleep(Math.min(WAIT_STEP_MS, until - Date.now()))
-    }
+    if (step.delayMs) await waitUnlessGone(step.delayMs, gone)
     for (const chunk of chatChunks(step, { completion: `chatcmpl-fake-${n}`, n, model, inputTokens })) {
-      if (!closed) res.write(`data: ${JSON.stringify(chunk)}\n\n`)
+      if (!gone()) res.write(`data: ${JSON.stringify(chunk)}\n\n`)
     }
-    if (!closed) res.end('data: [DONE]\n\n')
+    if (!gone()) res.end('data: [DONE]\n\n')
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    let body: any
-    try {
-      body = raw.length > 0 ? JSON.parse(raw) : undefined
-    } catch {
-      body = undefined
-    }
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, receivedAt: Date.now(), disconnected: false }
-    requests.push(record)
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') return sendError(res, 404, `Not found: ${req.method} ${path}`)
-    if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
-    const failure = failures.shift()
-    if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
-    if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
-    return stream(res, record, body, roughTokens(raw.length))
-  }
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
-        if (!res.headersSent) sendError(res, 500, `fake crashed: ${String(err)}`)
-        else res.destroy()
-      })
-    })
+  const { port, requests, stop } = await serveFake({
+    port: options.port,
+    sendError,
+    handle(req, res, record, raw) {
+      const { body, path } = record
+      if (req.method !== 'POST' || path !== '/v1/chat/completions') return sendError(res, 404, `Not found: ${req.method} ${path}`)
+      if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
+      const failure = failures.shift()
+      if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
+      if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
+      return stream(res, record, body, roughTokens(raw.length))
+    },
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
-  })
-  const { port } = server.address() as AddressInfo
   const chatRequests = () => requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions')
   return {
     url: `http://127.0.0.1:${port}/v1`,
@@ -193,10 +150,6 @@ export async function startFakeChat(options: { port?: number } = {}): Promise<Fa
     chatRequests,
     saw: (text) => chatRequests().some((r) => messagesOf(r.body).some((m) => textOf(m.content).includes(text))),
     failNext: (status) => void failures.push(status),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    stop,
   }
 }

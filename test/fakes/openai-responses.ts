@@ -7,20 +7,11 @@
  * with usage); 404 for anything else. What it answers follows the shared
  * script (model-script.ts); the shell tool call is `exec_command {cmd}`.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { ServerResponse } from 'node:http'
+import { clientGone, type RecordedRequest, serveFake, stringsIn, waitUnlessGone } from './http-fake.ts'
 import { roughTokens, scriptStep, textPieces, type ScriptInput, type ScriptStep } from './model-script.ts'
 
-/** One HTTP request the fake received, body already parsed (undefined if not JSON). */
-export interface RecordedRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  receivedAt: number
-  /** True when the client went away before the answer was complete (an interrupt). */
-  disconnected: boolean
-}
+export type { RecordedRequest } from './http-fake.ts'
 
 export interface FakeResponses {
   /** Base URL the CLI's provider `base_url` takes, with the `/v1` path: `http://127.0.0.1:PORT/v1`. */
@@ -155,17 +146,6 @@ export function responseEvents(step: ScriptStep, ids: { response: string; n: num
   return events
 }
 
-/** Step of the `slow:` wait; the wait ends within one step when the client disconnects. */
-const WAIT_STEP_MS = 25
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/** Every string inside a JSON value. */
-function* stringsIn(value: unknown): Generator<string> {
-  if (typeof value === 'string') yield value
-  else if (Array.isArray(value)) for (const v of value) yield* stringsIn(v)
-  else if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) yield* stringsIn(v)
-}
-
 function sendError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, param: null } }))
@@ -173,69 +153,39 @@ function sendError(res: ServerResponse, status: number, message: string): void {
 
 /** Starts the fake on 127.0.0.1. */
 export async function startFakeResponses(options: { port?: number } = {}): Promise<FakeResponses> {
-  const requests: RecordedRequest[] = []
   const failures: number[] = []
   let counter = 0
 
   async function stream(res: ServerResponse, record: RecordedRequest, body: any, inputTokens: number) {
-    let closed = false
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        closed = true
-        record.disconnected = true
-      }
-    })
+    const gone = clientGone(res, record)
     const n = ++counter
     const step = scriptStep(scriptInputOf(body))
     const model = typeof body.model === 'string' ? body.model : 'gpt-5.5'
     const events = responseEvents(step, { response: `resp_fake_${n}`, n, model, inputTokens })
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': `req_fake_${n}` })
     const send = (e: { event: string; data: object }) => {
-      if (!closed) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`)
+      if (!gone()) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`)
     }
     // response.created and .in_progress first, then the wait of `slow:`, then the rest.
     events.slice(0, 2).forEach(send)
-    if (step.delayMs) {
-      const until = Date.now() + step.delayMs
-      while (!closed && Date.now() < until) await sleep(Math.min(WAIT_STEP_MS, until - Date.now()))
-    }
+    if (step.delayMs) await waitUnlessGone(step.delayMs, gone)
     events.slice(2).forEach(send)
-    if (!closed) res.end()
+    if (!gone()) res.end()
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, raw: string) {
-    const path = (req.url ?? '/').split('?')[0] ?? '/'
-    let body: any
-    try {
-      body = raw.length > 0 ? JSON.parse(raw) : undefined
-    } catch {
-      body = undefined
-    }
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, receivedAt: Date.now(), disconnected: false }
-    requests.push(record)
-    if (req.method !== 'POST' || path !== '/v1/responses') return sendError(res, 404, `Not found: ${req.method} ${path}`)
-    if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
-    const failure = failures.shift()
-    if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
-    if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
-    return stream(res, record, body, roughTokens(raw.length))
-  }
-
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
-        if (!res.headersSent) sendError(res, 500, `fake crashed: ${String(err)}`)
-        else res.destroy()
-      })
-    })
+  const { port, requests, stop } = await serveFake({
+    port: options.port,
+    sendError,
+    handle(req, res, record, raw) {
+      const { body, path } = record
+      if (req.method !== 'POST' || path !== '/v1/responses') return sendError(res, 404, `Not found: ${req.method} ${path}`)
+      if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
+      const failure = failures.shift()
+      if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
+      if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
+      return stream(res, record, body, roughTokens(raw.length))
+    },
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
-  })
-  const { port } = server.address() as AddressInfo
   const responseRequests = () => requests.filter((r) => r.method === 'POST' && r.path === '/v1/responses')
   return {
     url: `http://127.0.0.1:${port}/v1`,
@@ -243,11 +193,7 @@ export async function startFakeResponses(options: { port?: number } = {}): Promi
     responseRequests,
     saw: (text) => responseRequests().some((r) => [...stringsIn(r.body?.input)].some((s) => s.includes(text))),
     failNext: (status) => void failures.push(status),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    stop,
   }
 }
 
