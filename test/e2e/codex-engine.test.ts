@@ -1,56 +1,18 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CodexEngine } from '../../runner/engine/codex/engine.ts'
-import type { EngineOutput, EngineProcess, EngineStartOptions, ToolCall, ToolGate } from '../../runner/engine/engine.ts'
+import type { EngineProcess, EngineStartOptions, ToolCall, ToolGate } from '../../runner/engine/engine.ts'
 import { SESSION_TAG_VAR } from '../../runner/process/env.ts'
 import { killProcessGroup } from '../../runner/process/terminate.ts'
 import { startFakeResponses, type FakeResponses } from '../fakes/openai-responses.ts'
+import { EngineRun, taggedProcesses } from '../fixtures/engine-run.ts'
 import { processesUnder } from '../fixtures/processes.ts'
 import { codexBin, fakeProviderArgs } from './engines/codex.ts'
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
-
-/** Pids of live processes carrying `tag` in their environment. */
-async function taggedProcesses(tag: string): Promise<number[]> {
-  const found: number[] = []
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const environ = await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')
-    if (environ.split('\0').includes(`${SESSION_TAG_VAR}=${tag}`)) found.push(Number(name))
-  }
-  return found
-}
-
-/** One CLI process and everything it said. */
-class Run {
-  readonly outputs: EngineOutput[] = []
-  readonly stderr: string[] = []
-  #waiters: { test: (o: EngineOutput) => boolean; resolve: (o: EngineOutput) => void }[] = []
-  process!: EngineProcess
-
-  onOutput = (output: EngineOutput) => {
-    this.outputs.push(output)
-    const ready = this.#waiters.filter((w) => w.test(output))
-    this.#waiters = this.#waiters.filter((w) => !ready.includes(w))
-    for (const w of ready) w.resolve(output)
-  }
-
-  next(test: (o: EngineOutput) => boolean): Promise<EngineOutput> {
-    return new Promise((resolve) => this.#waiters.push({ test, resolve }))
-  }
-
-  /** Sends a prompt and waits for the turn's result. */
-  async turn(prompt: string) {
-    const from = this.outputs.length
-    const result = this.next((o) => o.kind === 'result')
-    this.process.send(prompt)
-    const end = await result
-    return { outputs: this.outputs.slice(from), result: end.kind === 'result' ? end.result : undefined }
-  }
-}
 
 describe('codex engine - the real Codex CLI over app-server against the fake Responses API', () => {
   let api: FakeResponses
@@ -73,7 +35,7 @@ describe('codex engine - the real Codex CLI over app-server against the fake Res
     const home = path.join(root, name, 'home')
     await Promise.all([mkdir(cwd, { recursive: true }), mkdir(home, { recursive: true })])
     const tag = `codex-test-${name}`
-    const run = new Run()
+    const run = new EngineRun()
     const options: EngineStartOptions = {
       cwd,
       cliSessionId: '00000000-0000-4000-8000-000000000000',
@@ -82,7 +44,7 @@ describe('codex engine - the real Codex CLI over app-server against the fake Res
       ...extra,
     }
     const e = args ? new CodexEngine({ command: codexBin, args: [...fakeProviderArgs(api.url), ...args], model: 'gpt-5.5', maxLineBytes: 1 << 20 }) : engine()
-    run.process = await e.start(options, { onOutput: run.onOutput, onOverlong: () => {}, onStderr: (line) => run.stderr.push(line) })
+    run.process = await e.start(options, run.handlers)
     started.push(run.process)
     return { run, cwd, home, tag, options }
   }
@@ -142,8 +104,8 @@ describe('codex engine - the real Codex CLI over app-server against the fake Res
     killProcessGroup(first.run.process.pid)
     await first.run.process.exited
 
-    const run = new Run()
-    run.process = await engine().start({ ...first.options, resume: true, conversationId: threadId }, { onOutput: run.onOutput, onOverlong: () => {}, onStderr: () => {} })
+    const run = new EngineRun()
+    run.process = await engine().start({ ...first.options, resume: true, conversationId: threadId }, run.handlers)
     started.push(run.process)
     const { outputs: again, result } = await run.turn('recall')
     expect(again.find((o) => o.kind === 'init')).toMatchObject({ cliSessionId: threadId })
