@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node'
 import { beforeEach, inject } from 'vitest'
-import { stringify } from 'yaml'
+import { parse, stringify } from 'yaml'
 import { helm } from '../charts/render.ts'
 
 export const KUBE_LOCAL_SCRIPT = fileURLToPath(new URL('../../scripts/kube-local.sh', import.meta.url))
@@ -126,3 +126,16 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
   }
 }
 
+
+/**
+ * The chart's service config (its ConfigMap's `config.yaml`), pointed at a test's NATS and
+ * loopback: any free port for the gateway and the controller's probe server (the chart's are a pod's own).
+ */
+export function chartConfig(configYaml: string, natsUrl: string, prefix: string): Record<string, any> {
+  const config = parse(configYaml)
+  config.nats = { ...config.nats, url: natsUrl, prefix }
+  config.server = { ...config.server, host: '127.0.0.1', port: 0 }
+  config.controller = { ...config.controller, http_port: 0 }
+  config.log = { level: 'info' }
+  return config
+}

@@ -21,7 +21,6 @@ import path from 'node:path'
 import { KubeConfig, type V1Pod, type V1Secret } from '@kubernetes/client-node'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { parse } from 'yaml'
 import { percentile } from '../../bench/relay.ts'
 import { NatsBus } from '../../bus/mod.ts'
 import { subjects } from '../../contract/subjects.ts'
@@ -37,7 +36,7 @@ import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 import { FAKE_CLAUDE } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
-import { admin, clients, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
+import { admin, chartConfig as chartConfigFor, clients, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
 import { PodRunners } from './pod-runners.ts'
 
 const NS = 'ar-session-creds'
@@ -64,15 +63,8 @@ let client: WsClient
 
 const cluster = kubeLocalForFile()
 
-/** The chart's service config (its ConfigMap), pointed at this test's NATS and loopback. */
-function chartConfig(configYaml: string): Record<string, any> {
-  const config = parse(configYaml)
-  config.nats = { ...config.nats, url: nats.url, prefix }
-  config.server = { ...config.server, host: '127.0.0.1', port: 0 }
-  config.controller = { ...config.controller, http_port: 0 }
-  config.log = { level: 'info' }
-  return config
-}
+/** The chart's service config, pointed at this test's NATS. */
+const chartConfig = (configYaml: string) => chartConfigFor(configYaml, nats.url, prefix)
 
 /**
  * The signing key file the controller's config names, as the chart's controller Deployment mounts

@@ -14,7 +14,6 @@ import path from 'node:path'
 import type { V1Pod } from '@kubernetes/client-node'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { parse } from 'yaml'
 import { NatsBus } from '../../bus/mod.ts'
 import { ANNOTATION, LABEL, poolSelector } from '../../controller/labels.ts'
 import { resolveConfig } from '../../service/config/mod.ts'
@@ -26,7 +25,7 @@ import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 import { FAKE_CLAUDE } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
-import { admin, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
+import { admin, chartConfig as chartConfigFor, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
 import { PodRunners } from './pod-runners.ts'
 
 const NS = 'ar-session'
@@ -50,16 +49,8 @@ let client: WsClient
 
 const cluster = kubeLocalForFile()
 
-/** The chart's service config (its ConfigMap), pointed at this test's NATS and loopback. */
-function chartConfig(configYaml: string): Record<string, any> {
-  const config = parse(configYaml)
-  config.nats = { ...config.nats, url: nats.url, prefix }
-  config.server = { ...config.server, host: '127.0.0.1', port: 0 }
-  // The controller's probe port: any free one on this shared host (the chart's 8081 is a pod's own).
-  config.controller = { ...config.controller, http_port: 0 }
-  config.log = { level: 'info' }
-  return config
-}
+/** The chart's service config, pointed at this test's NATS. */
+const chartConfig = (configYaml: string) => chartConfigFor(configYaml, nats.url, prefix)
 
 beforeAll(async () => {
   if (cluster === undefined) return
