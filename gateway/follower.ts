@@ -60,12 +60,9 @@ export class Follower {
     }
     if (seq <= this.#cursor) return
     if (seq === this.#cursor + 1 && this.#pending.size === 0 && !this.#filling && !this.#closed) {
-      // The next one, nothing waiting: what #drain would do, without a map entry per event.
-      this.#cursor = seq
+      // The next one, nothing waiting: delivered at once, without a map entry per event.
       this.#gapSince = undefined
-      this.#lastDelivery = Date.now()
-      this.#options.listener(event, json)
-      return
+      return this.#deliverNext({ event, json })
     }
     this.#pending.set(seq, { event, json })
     this.#drain()
@@ -115,13 +112,19 @@ export class Follower {
     void this.#fill(false)
   }
 
+  /** Hands the listener the event right after the cursor, which moves onto it. */
+  #deliverNext(next: { event: ServiceEvent; json: string; replayed?: boolean | undefined }): void {
+    this.#cursor = this.#cursor! + 1
+    this.#lastDelivery = Date.now()
+    this.#options.listener(next.event, next.json, next.replayed)
+  }
+
   #drain(): void {
     if (this.#filling || this.#closed) return
     let next = this.#pending.get(this.#cursor! + 1)
     while (next) {
-      this.#pending.delete(++this.#cursor!)
-      this.#lastDelivery = Date.now()
-      this.#options.listener(next.event, next.json, next.replayed)
+      this.#pending.delete(this.#cursor! + 1)
+      this.#deliverNext(next)
       next = this.#pending.get(this.#cursor! + 1)
     }
     if (this.#pending.size === 0) {
