@@ -20,12 +20,17 @@ export type RetryDecision = { retry: false } | { retry: true; resume?: boolean }
 const NO_RETRY: RetryDecision = { retry: false }
 
 /**
- * A turn the CLI reported as failed. Retried, without --resume, when a resumed
- * CLI had no conversation to resume as its first answer: the marker outlived
- * the CLI's transcript (another HOME, a wiped disk).
+ * Whether a resumed CLI had no conversation to resume, as its first answer:
+ * the marker outlived the CLI's store (another HOME, a wiped disk, a CLI that
+ * loses it). The conversation cannot be continued; a new one has to start.
  */
+export function conversationLost(process: ProcessFacts, conversationNotFound: boolean): boolean {
+  return conversationNotFound && process.resumed && !process.finishedATurn
+}
+
+/** A turn the CLI reported as failed. Retried once, without --resume, when the conversation was lost. */
 export function retryAfterFailedTurn(process: ProcessFacts, conversationNotFound: boolean, retried: boolean): RetryDecision {
-  if (retried || !process.resumed || process.finishedATurn || !conversationNotFound) return NO_RETRY
+  if (retried || !conversationLost(process, conversationNotFound)) return NO_RETRY
   return { retry: true, resume: false }
 }
 

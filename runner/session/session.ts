@@ -23,7 +23,7 @@ import type { SessionWaf } from '../waf/guard.ts'
 import { CliProcess } from './cli-process.ts'
 import { Conversation } from './conversation.ts'
 import { outputEvent } from './output-events.ts'
-import { retryAfterExit, retryAfterFailedTurn, type RetryDecision } from './retry.ts'
+import { conversationLost, retryAfterExit, retryAfterFailedTurn, type RetryDecision } from './retry.ts'
 import { recorded, type ActiveTurn, type Turn } from './turn.ts'
 import { turnStats } from './turn-stats.ts'
 
@@ -278,7 +278,7 @@ export class Session {
     if (result.isError) {
       const retry = retryAfterFailedTurn(running, result.conversationNotFound === true, turn.retried === true)
       if (retry.retry) return this.#retryTurn(turn, running, retry)
-      lost = result.conversationNotFound === true && running.resumed && !running.finishedATurn
+      lost = conversationLost(running, result.conversationNotFound === true)
     }
     const stats = turnStats(result, this.#lastCumulativeCost, turn.toolCalls)
     this.#lastCumulativeCost = result.cumulativeCostUsd

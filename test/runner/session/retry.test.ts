@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest'
-import { retryAfterExit, retryAfterFailedTurn, type ProcessFacts } from '../../../runner/session/retry.ts'
+import { conversationLost, retryAfterExit, retryAfterFailedTurn, type ProcessFacts } from '../../../runner/session/retry.ts'
 
 const fresh: ProcessFacts = { resumed: false, finishedATurn: false, heardSinceSend: false }
 const resumed: ProcessFacts = { ...fresh, resumed: true }
 
 describe('retry decisions', () => {
+  it.each([
+    ['a resumed CLI that found no conversation at its first answer: lost', resumed, true, true],
+    ['the same after a turn ended in that process: not lost (it had one)', { ...resumed, finishedATurn: true }, true, false],
+    ['a new conversation (not resumed): not lost', fresh, true, false],
+    ['another failure of a resumed CLI: not lost', resumed, false, false],
+  ] as const)('lost - %s', (_name, process, notFound, lost) => {
+    expect(conversationLost(process, notFound)).toBe(lost)
+  })
+
   it.each([
     ['a resumed CLI with no conversation, at its first answer: again, as a new conversation', resumed, true, false, { retry: true, resume: false }],
     ['the same, already retried once: no', resumed, true, true, { retry: false }],
