@@ -18,14 +18,13 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { KubeConfig, type V1Pod, type V1Secret } from '@kubernetes/client-node'
+import { KubeConfig, type V1Secret } from '@kubernetes/client-node'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { percentile } from '../../bench/relay.ts'
 import { NatsBus } from '../../bus/mod.ts'
 import { subjects } from '../../contract/subjects.ts'
 import { decodeJwtClaims } from '../../controller/credentials/jwt.ts'
-import { LABEL, poolSelector } from '../../controller/labels.ts'
 import { POD_CREDS_KEY, podCredentialsSecret, RUNNER_CONTAINER } from '../../controller/pod-spec.ts'
 import { resolveConfig } from '../../service/config/mod.ts'
 import { openServiceState } from '../../service/state.ts'
@@ -38,6 +37,7 @@ import { FAKE_CLAUDE } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 import { admin, chartConfig as chartConfigFor, clients, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
 import { PodRunners } from './pod-runners.ts'
+import { sessionViews } from './session-views.ts'
 
 const NS = 'ar-session-creds'
 const RELEASE = 'arc'
@@ -146,25 +146,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-const live = (p: V1Pod) => p.metadata?.deletionTimestamp === undefined
-async function listPods(): Promise<V1Pod[]> {
-  return (await api.core.listNamespacedPod({ namespace: NS, labelSelector: poolSelector(POOL) })).items.filter(live)
-}
-/** Warm pods whose runner process runs. */
-async function warmWithRunner(): Promise<string[]> {
-  const running = new Set(pods.running())
-  return (await listPods()).filter((p) => p.metadata?.labels?.[LABEL.state] === 'warm' && running.has(p.metadata!.name!)).map((p) => p.metadata!.name!)
-}
-const output = () => `--- controller\n${controller.output()}\n--- gateway\n${gateway.output()}\n${pods.output()}\n${pods.errors.map(String).join('\n')}`
-async function ownerOf(sessionId: string): Promise<string | undefined> {
-  return (await state.registry.get(sessionId))?.value.owner
-}
-/** An event of one turn (by its request id), received or to come. */
-function turnEvent(sessionId: string, requestId: string | number, match: (event: string) => boolean): Promise<Record<string, unknown>> {
-  return client.next((msg) => msg.session_id === sessionId && msg.request_id === requestId && typeof msg.event === 'string' && match(msg.event), 30_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n${output()}`)
-  })
-}
+const { warmWithRunner, output, ownerOf, turnEvent } = sessionViews(() => ({ api, namespace: NS, pool: POOL, state, controller, gateway, pods, client }))
 const notFound = (err: unknown) => (err as { code?: number }).code === 404
 async function secretOf(pod: string): Promise<V1Secret | undefined> {
   return api.core.readNamespacedSecret({ name: podCredentialsSecret(pod), namespace: NS }).catch((err: unknown) => {

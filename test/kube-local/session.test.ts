@@ -15,7 +15,7 @@ import type { V1Pod } from '@kubernetes/client-node'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { NatsBus } from '../../bus/mod.ts'
-import { ANNOTATION, LABEL, poolSelector } from '../../controller/labels.ts'
+import { ANNOTATION } from '../../controller/labels.ts'
 import { resolveConfig } from '../../service/config/mod.ts'
 import { openServiceState } from '../../service/state.ts'
 import type { State } from '../../state/mod.ts'
@@ -27,6 +27,7 @@ import { FAKE_CLAUDE } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 import { admin, chartConfig as chartConfigFor, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
 import { PodRunners } from './pod-runners.ts'
+import { sessionViews } from './session-views.ts'
 
 const NS = 'ar-session'
 const RELEASE = 'ar'
@@ -97,25 +98,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-const live = (p: V1Pod) => p.metadata?.deletionTimestamp === undefined
-async function listPods(): Promise<V1Pod[]> {
-  return (await api.core.listNamespacedPod({ namespace: NS, labelSelector: poolSelector(POOL) })).items.filter(live)
-}
-/** Warm pods whose runner process runs (what a warm start needs). */
-async function warmWithRunner(): Promise<string[]> {
-  const running = new Set(pods.running())
-  return (await listPods()).filter((p) => p.metadata?.labels?.[LABEL.state] === 'warm' && running.has(p.metadata!.name!)).map((p) => p.metadata!.name!)
-}
-const output = () => `--- controller\n${controller.output()}\n--- gateway\n${gateway.output()}\n${pods.output()}\n${pods.errors.map(String).join('\n')}`
-async function ownerOf(sessionId: string): Promise<string | undefined> {
-  return (await state.registry.get(sessionId))?.value.owner
-}
-/** An event of one turn (by its request id), received or to come. */
-function turnEvent(sessionId: string, requestId: string | number, match: (event: string) => boolean): Promise<Record<string, unknown>> {
-  return client.next((msg) => msg.session_id === sessionId && msg.request_id === requestId && typeof msg.event === 'string' && match(msg.event), 30_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n${output()}`)
-  })
-}
+const { warmWithRunner, output, ownerOf, turnEvent } = sessionViews(() => ({ api, namespace: NS, pool: POOL, state, controller, gateway, pods, client }))
 async function podOf(name: string): Promise<V1Pod | undefined> {
   return api.core.readNamespacedPod({ name, namespace: NS }).catch(() => undefined)
 }
