@@ -137,7 +137,7 @@ export async function measureK8sWarmStart(options: Partial<K8sWarmStartOptions> 
     config,
     sessions: registrySessionSource(state.registry, silent),
     demand: new BusDemandSource(bus, prefix),
-    events: new RegistrySessionEvents(state.registry, async () => {}),
+    events: new RegistrySessionEvents(state.registry, async () => []),
     log: silent,
     clock: systemClock,
     identity: 'bench-controller',

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { RegistryConflictError, type RegistryChange, type RunnerLeases, type SessionRecord, type SessionRegistry } from '../state/mod.ts'
+import { RegistryConflictError, type RecordedTurn, type RegistryChange, type RunnerLeases, type SessionRecord, type SessionRegistry } from '../state/mod.ts'
 import type { SandboxErrorCode, SessionEvents } from './events.ts'
 import type { DesiredSession, SessionSource } from './sessions.ts'
 
@@ -76,35 +76,67 @@ export function registrySessionSource(registry: SessionRegistry, log: Logger, no
 }
 
 /**
+ * The record without the turns the controller ended (their error events went out), or undefined
+ * when it names none of them: a later owner must not end them a second time (RUNNER_LOST after
+ * SANDBOX_LOST). A turn recorded since (another id) stays.
+ */
+export function withoutTurns(record: SessionRecord, ended: readonly RecordedTurn[]): SessionRecord | undefined {
+  const ids = new Set(ended.map((turn) => turn.turn_id))
+  const running = record.turn_id !== undefined && ids.has(record.turn_id)
+  const queued = (record.queued ?? []).filter((turn) => !ids.has(turn.turn_id))
+  if (!running && queued.length === (record.queued?.length ?? 0)) return undefined
+  const next: SessionRecord = { ...record }
+  if (running) {
+    next.state = 'idle'
+    delete next.turn_id
+    delete next.turn_request_id
+  }
+  if (queued.length > 0) next.queued = queued
+  else delete next.queued
+  return next
+}
+
+/**
  * SessionEvents over the registry: `release` clears the owner with a
  * compare-and-set (only if the dead pod still owns it); `fail` goes to the
  * function given (the lead wires it to the session's event stream).
  */
 export class RegistrySessionEvents implements SessionEvents {
   readonly #registry: SessionRegistry
-  readonly #fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<void>
+  readonly #fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<RecordedTurn[]>
   readonly #leases: RunnerLeases | undefined
 
   /** With `leases`, a release also drops the dead pod's runner lease, so no one waits for it to lapse before taking the session. */
-  constructor(registry: SessionRegistry, fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<void>, leases?: RunnerLeases) {
+  /** `fail` sends the error events and answers the turns it ended. */
+  constructor(registry: SessionRegistry, fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<RecordedTurn[]>, leases?: RunnerLeases) {
     this.#registry = registry
     this.#fail = fail
     this.#leases = leases
   }
 
-  fail(sessionId: string, code: SandboxErrorCode, message: string): Promise<void> {
-    return this.#fail(sessionId, code, message)
+  async fail(sessionId: string, code: SandboxErrorCode, message: string): Promise<void> {
+    const ended = await this.#fail(sessionId, code, message)
+    if (ended.length > 0) await this.#update(sessionId, (record) => withoutTurns(record, ended))
   }
 
   async release(sessionId: string, runnerId: string): Promise<void> {
     // Released only for pods that finished or are gone: their runner renews nothing any more.
     await this.#leases?.release(runnerId)
+    await this.#update(sessionId, (record) => {
+      if (record.owner !== runnerId) return undefined
+      const { owner: _owner, ...rest } = record
+      return rest
+    })
+  }
+
+  /** Writes `change` of the session's record with compare-and-set, read again on a conflict (3 tries); undefined: nothing to write. */
+  async #update(sessionId: string, change: (record: SessionRecord) => SessionRecord | undefined): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.#registry.get(sessionId)
-      if (current === undefined || current.value.owner !== runnerId) return
-      const { owner: _owner, ...rest } = current.value
+      const next = current && change(current.value)
+      if (next === undefined) return
       try {
-        await this.#registry.update(rest, current.revision)
+        await this.#registry.update(next, current!.revision)
         return
       } catch (err) {
         if (!(err instanceof RegistryConflictError)) throw err

@@ -61,7 +61,7 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
       const publish = publishSessionError(bus, state.registry, config.nats.prefix)
       events ??= new RegistrySessionEvents(state.registry, async (id, code, message) => {
         logger.warn({ session_id: id, code }, `session error sent to the session's clients: ${message}`)
-        await publish(id, code, message)
+        return publish(id, code, message)
       }, state.leases)
     }
     const metrics = new ControllerMetrics({

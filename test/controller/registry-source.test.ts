@@ -1,7 +1,7 @@
 import pino from 'pino'
 import { describe, expect, test } from 'vitest'
 import { emptyStats } from '../../contract/stats.ts'
-import { RegistrySessionEvents, registrySessionSource } from '../../controller/registry-source.ts'
+import { RegistrySessionEvents, registrySessionSource, withoutTurns } from '../../controller/registry-source.ts'
 import { MemoryRegistry, type SessionRecord } from '../../state/mod.ts'
 
 const record = (over: Partial<SessionRecord> & { session_id: string }): SessionRecord => ({ state: 'idle', cli_session_id: 'c', created_at: 1, last_active: 2, stats: emptyStats(), ...over })
@@ -62,7 +62,10 @@ describe('registry source - the session registry as the controller sees it', () 
     await registry.create(record({ session_id: 's1', owner: 'pool-deaddeadde' }))
     await registry.create(record({ session_id: 's2', owner: 'pool-newnewnewn' }))
     const failed: string[] = []
-    const events = new RegistrySessionEvents(registry, async (id, code) => void failed.push(`${id}:${code}`))
+    const events = new RegistrySessionEvents(registry, async (id, code) => {
+      failed.push(`${id}:${code}`)
+      return []
+    })
     await events.release('s1', 'pool-deaddeadde')
     await events.release('s2', 'pool-deaddeadde')
     await events.release('missing', 'pool-deaddeadde')
@@ -70,5 +73,23 @@ describe('registry source - the session registry as the controller sees it', () 
     expect((await registry.get('s2'))!.value.owner).toBe('pool-newnewnewn')
     await events.fail('s1', 'SANDBOX_LOST', 'gone')
     expect(failed).toEqual(['s1:SANDBOX_LOST'])
+  })
+
+  test.each<[string, Partial<SessionRecord>, Partial<SessionRecord> | undefined]>([
+    ['the running turn ended: idle, no turn', { state: 'busy', turn_id: 't1', turn_request_id: 7 }, { state: 'idle' }],
+    ['the running and a waiting turn ended', { state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2' }] }, { state: 'idle' }],
+    ['another turn recorded since: it stays', { state: 'busy', turn_id: 't9', turn_request_id: 9 }, undefined],
+    ['a waiting turn recorded since stays, the ended one goes', { state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2' }, { turn_id: 't9' }] }, { state: 'idle', queued: [{ turn_id: 't9' }] }],
+  ])('without turns - the turns the controller ended are forgotten: %s', (_name, fields, expected) => {
+    const next = withoutTurns(record({ session_id: 's1', owner: 'pool-deaddeadde', ...fields }), [{ turn_id: 't1', request_id: 7 }, { turn_id: 't2' }])
+    expect(next).toEqual(expected && record({ session_id: 's1', owner: 'pool-deaddeadde', ...expected }))
+  })
+
+  test('fail forgets the turns its events ended, so the next owner does not end them again', async () => {
+    const registry = new MemoryRegistry()
+    await registry.create(record({ session_id: 's1', owner: 'pool-deaddeadde', state: 'busy', turn_id: 't1', turn_request_id: 3 }))
+    const events = new RegistrySessionEvents(registry, async () => [{ turn_id: 't1', request_id: 3 }])
+    await events.fail('s1', 'SANDBOX_LOST', 'gone')
+    expect((await registry.get('s1'))!.value).toEqual(record({ session_id: 's1', owner: 'pool-deaddeadde', state: 'idle' }))
   })
 })
