@@ -181,6 +181,8 @@ export class Runner {
     const sessionId = command.session_id
     const only = this.#options.onlySession
     if (only !== undefined && sessionId !== only) throw new ServiceError('SESSION_NOT_FOUND', `runner ${this.id} serves session ${only} only`)
+    // An engine nobody configured is refused before anything is claimed or created for the session.
+    if (command.type === 'execute' && command.engine !== undefined) this.#options.settings.engines.get(command.engine)
     // Not served here yet: claim it. The registry decides, whichever subject the command came on (it may
     // name this runner as the owner of a session it does not hold in memory, e.g. after a restart).
     const owned = this.#sessions.get(sessionId) ?? (await this.#sessions.acquire(sessionId, command.type === 'execute'))

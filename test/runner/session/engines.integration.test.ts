@@ -53,6 +53,11 @@ describe('engines per session', () => {
     expect(await turn('s-unknown', 'u3', { engine: 'alpha' })).toMatchObject({ event: 'completed', turn_stats: { model: 'model-alpha' } })
   })
 
+  it('engines - an unknown engine leaves no session behind (nothing is claimed or created for it)', async () => {
+    expect(await turn('s-never', 'n1', { engine: 'codex' })).toMatchObject({ error: { code: 'BAD_REQUEST' } })
+    expect((await fetch(`${stack.url}/v1/sessions/s-never`)).status).toBe(404)
+  })
+
   it('engines - version answers for the session\'s engine, a named one, or the default', async () => {
     const version = async (requestId: string, fields: Record<string, unknown>) => {
       client.send({ type: 'version', request_id: requestId, ...fields })
@@ -86,7 +91,7 @@ describe('engines per session', () => {
     const answer = await post(`/session/${session.id}/message`, { parts: [{ type: 'text', text: 'hello' }], model: { providerID: 'agent-runtime', modelID: 'alpha' } })
     expect(answer.status).toBe(200)
     expect(await fetch(`${stack.url}/v1/sessions/${session.id}`).then((response) => response.json())).toMatchObject({ engine: 'alpha' })
-    const unknown = await post(`/session/${session.id}/message`, { parts: [{ type: 'text', text: 'hello' }], model: { providerID: 'agent-runtime', modelID: 'gamma' } })
-    expect(await unknown.json()).toMatchObject({ name: 'BadRequest', data: { message: expect.stringContaining('runs engine "alpha"') } })
+    const other = await post(`/session/${session.id}/message`, { parts: [{ type: 'text', text: 'hello' }], model: { providerID: 'agent-runtime', modelID: 'beta' } })
+    expect(await other.json()).toMatchObject({ name: 'BadRequest', data: { message: expect.stringContaining('runs engine "alpha"') } })
   })
 })
