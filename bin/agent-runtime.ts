@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 import { parseArgs } from 'node:util'
 import { CLIENT_USAGE, clientCommand } from '../client/cli/commands.ts'
 import { SERVICE_VERSION } from '../contract/version.ts'

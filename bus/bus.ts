@@ -9,6 +9,12 @@ export interface BusMessage {
   readonly subject: string
   readonly data: string
   readonly headers?: Headers
+  /**
+   * The in-process bus only: the object `data` is the JSON text of, as its publisher passed it,
+   * so a subscriber in the same process can skip parsing it. Shared with the publisher and the
+   * other subscribers: read-only. Never set on a message that crossed NATS.
+   */
+  readonly value?: unknown
   /** Answers a request; a no-op for plain publishes. */
   respond(data: string, headers?: Headers): void
 }
@@ -29,7 +35,8 @@ export interface RequestOptions {
 
 export interface Bus {
   readonly kind: 'memory' | 'nats'
-  publish(subject: string, data: string, headers?: Headers): void
+  /** `value`: the object `data` serialises, handed to in-process subscribers as is (BusMessage.value); NATS ignores it. */
+  publish(subject: string, data: string, headers?: Headers, value?: unknown): void
   subscribe(subject: string, handler: (msg: BusMessage) => void, options?: SubscribeOptions): Subscription
   /**
    * Sends a request and waits for one reply. Rejects with BusNoRespondersError

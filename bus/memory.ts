@@ -46,9 +46,9 @@ export class MemoryBus implements Bus {
     this.#log = options.logger ?? consoleLogger
   }
 
-  publish(subject: string, data: string, headers?: Headers): void {
+  publish(subject: string, data: string, headers?: Headers, value?: unknown): void {
     if (this.#closed) throw new BusClosedError()
-    this.#deliver(subject, data, headers, noRespond)
+    this.#deliver(subject, data, headers, noRespond, value)
   }
 
   subscribe(subject: string, handler: (msg: BusMessage) => void, options: SubscribeOptions = {}): Subscription {
@@ -110,7 +110,7 @@ export class MemoryBus implements Bus {
   }
 
   /** Returns whether any subscriber received the message. */
-  #deliver(subject: string, data: string, headers: Headers | undefined, respond: BusMessage['respond']): boolean {
+  #deliver(subject: string, data: string, headers: Headers | undefined, respond: BusMessage['respond'], value?: unknown): boolean {
     if (this.#closed) return false
     const targets: Entry[] = []
     // Allocated only when a queue group is met: most messages (every event) have plain subscribers only.
@@ -132,7 +132,7 @@ export class MemoryBus implements Bus {
       targets.push(members[turn % members.length]!)
     }
     if (targets.length === 0) return false
-    const msg = message(subject, data, headers, respond)
+    const msg: BusMessage = value === undefined ? message(subject, data, headers, respond) : { ...message(subject, data, headers, respond), value }
     queueMicrotask(() => {
       for (const entry of targets) {
         // One failing subscriber must not starve the others, nor its own later messages.

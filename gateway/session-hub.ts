@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import type { Bus, Subscription } from '../bus/mod.ts'
+import type { Bus, BusMessage, Subscription } from '../bus/mod.ts'
 import { isTurnEnd, parseEvent, subjects, type ServiceEvent, type Subjects } from '../contract/mod.ts'
 import type { EventLog } from '../state/mod.ts'
 import { Follower, type EventListener } from './follower.ts'
@@ -57,7 +57,7 @@ export class SessionHub {
     let entry = this.#sessions.get(sessionId)
     if (!entry) {
       const created: Entry = { followers: new Set(), turnsInFlight: new Set(), subscriptions: [] }
-      const onMessage = (msg: { data: string }) => this.#onMessage(sessionId, created, msg.data)
+      const onMessage = (msg: BusMessage) => this.#onMessage(sessionId, created, msg)
       created.subscriptions = [this.#bus.subscribe(this.#subjects.events(sessionId), onMessage), this.#bus.subscribe(this.#subjects.live(sessionId), onMessage)]
       entry = created
       this.#sessions.set(sessionId, entry)
@@ -124,10 +124,11 @@ export class SessionHub {
     return this.#bus.flush()
   }
 
-  #onMessage(sessionId: string, entry: Entry, data: string): void {
+  #onMessage(sessionId: string, entry: Entry, { data, value }: BusMessage): void {
     let event: ServiceEvent
     try {
-      event = parseEvent(data)
+      // An in-process runner's event comes as its object too (dev mode): typed where it was made, no parse needed.
+      event = (value as ServiceEvent | undefined) ?? parseEvent(data)
     } catch (err) {
       this.#log.error({ session_id: sessionId, err }, 'dropped a malformed event from the bus')
       return

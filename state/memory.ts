@@ -75,12 +75,23 @@ export class MemoryLeases implements RunnerLeases {
   }
 }
 
-/** The event log of dev mode: the last `perSession` events of each session in memory. */
+/** One session's retained events: parallel lists, each event as the JSON text it was published as. */
+interface Retained {
+  seqs: number[]
+  texts: string[]
+}
+
+/**
+ * The event log of dev mode: the last `perSession` events of each session in
+ * memory. Each is kept as the text it was published as (already made for the
+ * bus), not as an object: a short event's text is a few hundred bytes, its
+ * object tree several times that, and replay, the only reader, is rare.
+ */
 export class MemoryEventLog implements EventLog {
   readonly #bus: Bus
   readonly #subjects: Subjects
   readonly #perSession: number
-  #events = new Map<string, ServiceEvent[]>()
+  #events = new Map<string, Retained>()
 
   constructor(bus: Bus, subjectPrefix: string, perSession: number) {
     this.#bus = bus
@@ -90,21 +101,33 @@ export class MemoryEventLog implements EventLog {
 
   // Stored at once, so `publishable` (asked before retries) has nothing to guard here.
   append(event: ServiceEvent & { session_id: string; seq: number }): void {
-    let list = this.#events.get(event.session_id)
-    if (!list) this.#events.set(event.session_id, (list = []))
-    list.push(event)
+    const text = JSON.stringify(event)
+    let retained = this.#events.get(event.session_id)
+    if (!retained) this.#events.set(event.session_id, (retained = { seqs: [], texts: [] }))
+    retained.seqs.push(event.seq)
+    retained.texts.push(text)
     // Trim in batches so appends stay O(1) amortized.
-    if (list.length > this.#perSession * 1.25) list.splice(0, list.length - this.#perSession)
-    this.#bus.publish(this.#subjects.events(event.session_id), JSON.stringify(event))
+    const excess = retained.seqs.length - this.#perSession
+    if (excess > this.#perSession * 0.25) {
+      retained.seqs.splice(0, excess)
+      retained.texts.splice(0, excess)
+    }
+    // The gateway of this process takes the event as it is instead of parsing the text again.
+    this.#bus.publish(this.#subjects.events(event.session_id), text, undefined, event)
   }
 
   async lastSeq(sessionId: string): Promise<number> {
-    return this.#events.get(sessionId)?.at(-1)?.seq ?? 0
+    return this.#events.get(sessionId)?.seqs.at(-1) ?? 0
   }
 
   async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
-    const list = this.#events.get(sessionId) ?? []
-    return list.filter((event) => event.seq! > afterSeq)
+    const retained = this.#events.get(sessionId)
+    if (!retained) return []
+    const events: ServiceEvent[] = []
+    retained.seqs.forEach((seq, i) => {
+      if (seq > afterSeq) events.push(JSON.parse(retained.texts[i]!) as ServiceEvent)
+    })
+    return events
   }
 
   async flush(): Promise<void> {}

@@ -79,6 +79,21 @@ function busContract(name: string, factory: BusFactory, setup?: { beforeAll(): P
       expect(got.messages[0]).toMatchObject({ subject: `${p}.a`, data: '{"n":1}', headers: { 'x-trace': 'abc' } })
     })
 
+    it('bus - hands the publisher\'s object to subscribers in this process only; over NATS they get the text alone', async () => {
+      const bus = await create()
+      const p = uniquePrefix()
+      const got = collector(2)
+      bus.subscribe(`${p}.v`, got.handler)
+      await bus.flush()
+      const value = { n: 1 }
+      bus.publish(`${p}.v`, JSON.stringify(value), undefined, value)
+      bus.publish(`${p}.v`, '{"n":2}')
+      await got.all
+      expect(got.messages.map((m) => m.data)).toEqual(['{"n":1}', '{"n":2}'])
+      expect(got.messages[0]!.value).toBe(bus.kind === 'memory' ? value : undefined)
+      expect('value' in got.messages[1]!).toBe(false)
+    })
+
     it('bus - keeps one publisher’s order over 1,000 messages', async () => {
       const bus = await create()
       const p = uniquePrefix()

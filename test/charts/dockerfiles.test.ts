@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { validate, ValidationCode } from 'dockerfile-utils'
 import { describe, expect, test } from 'vitest'
+import { NODE_FLAGS } from '../../bin/node-flags.ts'
 import { ROOT } from './render.ts'
 
 /** Instructions of a Dockerfile, continuation lines joined. */
@@ -34,7 +35,7 @@ describe('dockerfiles - lint and conventions', () => {
     const users = lines.filter((l) => l.startsWith('USER '))
     expect(users).toEqual(depsStages.map(() => 'USER 10001:10001'))
     expect(lines.indexOf(users[0]!)).toBeGreaterThan(lines.findLastIndex((l) => l.startsWith('RUN ')))
-    expect(lines).toContainEqual('ENTRYPOINT ["node", "/app/bin/agent-runtime.ts"]')
+    expect(lines).toContainEqual(`ENTRYPOINT ${JSON.stringify(['node', ...NODE_FLAGS, '/app/bin/agent-runtime.ts']).replaceAll(',', ', ')}`)
   })
 
   test('only the controller image gets the Kubernetes client (a peer dependency): the gateway and runner omit it', async () => {

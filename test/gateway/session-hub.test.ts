@@ -1,0 +1,42 @@
+import { pino } from 'pino'
+import { describe, expect, it } from 'vitest'
+import { MemoryBus } from '../../bus/mod.ts'
+import { subjects, type ServiceEvent } from '../../contract/mod.ts'
+import { SessionHub } from '../../gateway/session-hub.ts'
+
+const PREFIX = 'hub-test'
+
+/** A hub on an in-process bus with one listener on session s1, and what it heard. */
+async function heardOf(publish: (bus: MemoryBus, subject: string) => void): Promise<{ event: ServiceEvent; json: string }[]> {
+  const bus = new MemoryBus()
+  const hub = new SessionHub(bus, PREFIX, pino({ level: 'silent' }))
+  const heard: { event: ServiceEvent; json: string }[] = []
+  hub.attach('s1', (event, json) => heard.push({ event, json }))
+  publish(bus, subjects(PREFIX).events('s1'))
+  await bus.flush()
+  await bus.close()
+  return heard
+}
+
+describe('session hub - events off the bus', () => {
+  it('hub - takes an in-process publisher\'s object as it is, without parsing the text', async () => {
+    const event = { event: 'answer', data: 'hi', session_id: 's1', seq: 1, ts: 1 } as ServiceEvent
+    // A text no parse would accept: only the object can have been delivered.
+    const heard = await heardOf((bus, subject) => bus.publish(subject, 'not json', undefined, event))
+    expect(heard).toHaveLength(1)
+    expect(heard[0]!.event).toBe(event)
+    expect(heard[0]!.json).toBe('not json')
+  })
+
+  it('hub - parses and checks the text when no object comes with it (NATS), and drops what is malformed', async () => {
+    const heard = await heardOf((bus, subject) => {
+      bus.publish(subject, '{"event":"answer","data":"hi","session_id":"s1","seq":1}')
+      bus.publish(subject, '{"event":"answer","seq":"two"}')
+      bus.publish(subject, '{"event":"answer","data":"again","session_id":"s1","seq":2}')
+    })
+    expect(heard.map(({ event }) => [event.seq, event.data])).toEqual([
+      [1, 'hi'],
+      [2, 'again'],
+    ])
+  })
+})
