@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { readFileSync } from 'node:fs'
 import pino from 'pino'
 import { PRE_TOOL_USE_CALLBACK_ID } from '../runner/engine/claude/control.ts'
+import { parseClaudeLine } from '../runner/engine/claude/parse.ts'
 import { ToolGateSession } from '../runner/engine/claude/tool-gate.ts'
 import { probeBwrap } from '../runner/sandbox-exec/mod.ts'
 import { RunnerWaf } from '../runner/waf/guard.ts'
@@ -49,7 +50,8 @@ export function measureGateMicros(): number {
   const rounds: number[] = []
   for (let round = 0; round < 5; round++) {
     const t0 = performance.now()
-    for (let i = 0; i < GATE_CALLS; i++) gate.handle(line)
+    const onControl = (message: Record<string, unknown>) => gate.handle(message)
+    for (let i = 0; i < GATE_CALLS; i++) parseClaudeLine(line, onControl)
     rounds.push(((performance.now() - t0) * 1000) / GATE_CALLS)
   }
   if (answers !== 1 + 5 * GATE_CALLS) throw new Error(`expected one answer per call, got ${answers - 1}`)

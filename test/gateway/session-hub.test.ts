@@ -34,7 +34,7 @@ describe('session hub - events off the bus', () => {
       bus.publish(subject, '{"event":"answer","seq":"two"}')
       bus.publish(subject, '{"event":"answer","data":"again","session_id":"s1","seq":2}')
     })
-    expect(heard.map(({ event }) => [event.seq, event.data])).toEqual([
+    expect(heard.map(({ event }) => [event.seq, (event as { data?: unknown }).data])).toEqual([
       [1, 'hi'],
       [2, 'again'],
     ])

@@ -25,7 +25,7 @@ export const PRE_TOOL_USE_CALLBACK_ID = 'agent_runtime_waf'
 /** The request id of the runner's initialize request. */
 export const INITIALIZE_REQUEST_ID = 'agent_runtime_init'
 
-type Obj = Record<string, unknown>
+export type Obj = Record<string, unknown>
 
 /** The initialize request that registers the runner's PreToolUse callback for every tool. */
 export function initializeLine(timeoutSeconds: number): string {
@@ -44,24 +44,13 @@ export type ControlMessage =
   /** Anything else of the protocol (answers to interrupts, cancel requests): nothing to do. */
   | { kind: 'other' }
 
-/**
- * Whether a stdout line may be a control message, without parsing it: a
- * JSON-serialised `type` of `control_request`/`control_response` contains this
- * literal wherever the key sits, so nothing that is one is passed over.
- */
-export function mayBeControl(line: string): boolean {
-  return line.includes('"control_')
+/** Whether a stream-json message `type` belongs to the control protocol (never an event of the conversation). */
+export function isControlType(type: string): boolean {
+  return type.startsWith('control_')
 }
 
-/** The control message in a stdout line; undefined when the line is not one (an ordinary event). */
-export function parseControl(line: string): ControlMessage | undefined {
-  let value: unknown
-  try {
-    value = JSON.parse(line)
-  } catch {
-    return undefined
-  }
-  if (!isObj(value)) return undefined
+/** The control message of a parsed stdout line of a control type; undefined when it is not one the runner knows. */
+export function parseControl(value: Obj): ControlMessage | undefined {
   if (value.type === 'control_response') return parseResponse(value.response)
   if (value.type === 'control_cancel_request') return { kind: 'other' }
   if (value.type !== 'control_request' || typeof value.request_id !== 'string' || !isObj(value.request)) return undefined

@@ -3,6 +3,7 @@ import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
+import type { Obj } from './control.ts'
 import { ToolGateSession } from './tool-gate.ts'
 import { isConversationInUse, parseClaudeLine } from './parse.ts'
 
@@ -42,11 +43,9 @@ export class ClaudeEngine implements Engine {
     const gate = options.toolGate ? new ToolGateSession(options.toolGate, write, refused) : undefined
     // Prompts and interrupts wait until the CLI took the tool gate: no turn runs in a CLI that would run tools unchecked.
     const command = gate ? (line: string) => gate.afterInitialize(line) : write
+    const onControl = gate && ((message: Obj) => gate.handle(message))
     const onStdoutLines = (lines: string[]) => {
-      for (const line of lines) {
-        if (gate?.handle(line)) continue
-        for (const output of parseClaudeLine(line)) handlers.onOutput(output)
-      }
+      for (const line of lines) for (const output of parseClaudeLine(line, onControl)) handlers.onOutput(output)
     }
     let conversationInUse = false
     const onStderrLines = (lines: string[]) => {

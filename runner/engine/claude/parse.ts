@@ -5,16 +5,20 @@
  * 2.1.197 and 2.1.330 (see test/fixtures/claude-code/).
  */
 import type { EngineOutput, TurnResult } from '../engine.ts'
+import { isControlType, type Obj } from './control.ts'
 
 /** How much of an unparseable line is kept in a `noise` item. */
 export const NOISE_MAX_CHARS = 200
 
-type Obj = Record<string, unknown>
 
-/** Maps one stream-json line to zero or more EngineOutput items. */
-export function parseClaudeLine(line: string): EngineOutput[] {
+/**
+ * Maps one stream-json line to zero or more EngineOutput items. A line of the
+ * control protocol (control.ts) makes none; it goes to `onControl` instead,
+ * parsed, so every line is parsed once.
+ */
+export function parseClaudeLine(line: string, onControl?: (message: Obj) => void): EngineOutput[] {
   try {
-    return parseLine(line)
+    return parseLine(line, onControl)
   } catch {
     // Only reachable through engine bugs or exotic inputs (e.g. a JSON.parse
     // stack overflow); a line must never take the session down.
@@ -22,7 +26,7 @@ export function parseClaudeLine(line: string): EngineOutput[] {
   }
 }
 
-function parseLine(line: string): EngineOutput[] {
+function parseLine(line: string, onControl: ((message: Obj) => void) | undefined): EngineOutput[] {
   if (typeof line !== 'string') return [noise(String(line))]
   const trimmed = line.trim()
   if (trimmed === '') return []
@@ -36,6 +40,10 @@ function parseLine(line: string): EngineOutput[] {
     return [noise(line)]
   }
   if (!isObj(value) || typeof value.type !== 'string') return [noise(line)]
+  if (isControlType(value.type)) {
+    onControl?.(value)
+    return []
+  }
   switch (value.type) {
     case 'system':
       return value.subtype === 'init' ? [parseInit(value)] : []
@@ -48,7 +56,7 @@ function parseLine(line: string): EngineOutput[] {
     case 'stream_event':
       return parseStreamEvent(value)
     default:
-      // control_response, rate limit events, future types…
+      // rate limit events, future types…
       return []
   }
 }

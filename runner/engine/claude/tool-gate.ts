@@ -1,5 +1,5 @@
 import type { ToolDecision, ToolGate } from '../engine.ts'
-import { hookAnswerLine, initializeLine, mayBeControl, parseControl, uncheckedDecision, unsupportedAnswerLine } from './control.ts'
+import { hookAnswerLine, initializeLine, parseControl, uncheckedDecision, unsupportedAnswerLine, type Obj } from './control.ts'
 
 /**
  * One CLI process's tool gate over the control protocol (control.ts): sends
@@ -28,11 +28,10 @@ export class ToolGateSession {
     else this.#write(line)
   }
 
-  /** Handles one stdout line; true when it was a control message (not an event of the conversation). */
-  handle(line: string): boolean {
-    if (!mayBeControl(line)) return false
+  /** Handles one control message the CLI wrote (parse.ts hands over every line of a control type). */
+  handle(line: Obj): void {
     const message = parseControl(line)
-    if (!message) return false
+    if (!message) return
     switch (message.kind) {
       case 'hook_callback':
         if (message.call) this.#decide(message.requestId, message.call)
@@ -52,7 +51,6 @@ export class ToolGateSession {
       case 'other':
         break
     }
-    return true
   }
 
   #decide(requestId: string, call: Parameters<ToolGate['check']>[0]): void {

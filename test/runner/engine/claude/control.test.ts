@@ -4,12 +4,12 @@ import {
   hookAnswerLine,
   INITIALIZE_REQUEST_ID,
   initializeLine,
-  mayBeControl,
   parseControl,
   PRE_TOOL_USE_CALLBACK_ID,
   UNCHECKED,
   unsupportedAnswerLine,
 } from '../../../../runner/engine/claude/control.ts'
+import { parseClaudeLine } from '../../../../runner/engine/claude/parse.ts'
 import { ToolGateSession } from '../../../../runner/engine/claude/tool-gate.ts'
 import type { ToolDecision, ToolGate } from '../../../../runner/engine/engine.ts'
 import { RECORDING } from '../../../fakes/recordings/hook-callbacks.ts'
@@ -19,6 +19,9 @@ const recorded = JSON.parse(readFileSync(RECORDING, 'utf8')) as { runs: { transc
 const recordedRequest = recorded.runs[0]!.transcript.find((entry) => entry.line?.request?.subtype === 'hook_callback')!.line
 const callbackLine = (over: Record<string, unknown> = {}) =>
   JSON.stringify({ ...recordedRequest, request: { ...recordedRequest.request, callback_id: PRE_TOOL_USE_CALLBACK_ID, ...over } })
+
+/** A stdout line as parse.ts hands it to the gate. */
+const message = (line: string) => JSON.parse(line) as Record<string, unknown>
 
 const answerOf = (line: string) => JSON.parse(line).response as { subtype: string; request_id: string; response?: any; error?: string }
 
@@ -33,7 +36,7 @@ describe('claude control - protocol mapping', () => {
   })
 
   it('hook_callback - the recorded request maps to the tool call', () => {
-    expect(parseControl(callbackLine())).toEqual({
+    expect(parseControl(message(callbackLine()))).toEqual({
       kind: 'hook_callback',
       requestId: recordedRequest.request_id,
       call: { toolName: 'Bash', input: recordedRequest.request.input.tool_input, toolUseId: recordedRequest.request.tool_use_id, cwd: recordedRequest.request.input.cwd },
@@ -47,7 +50,7 @@ describe('claude control - protocol mapping', () => {
     { name: 'no tool name', over: { input: { ...recordedRequest.request.input, tool_name: '' } } },
     { name: 'input not an object', over: { input: 'Bash' } },
   ])('hook_callback - $name: no tool call (the runner denies it)', ({ over }) => {
-    expect(parseControl(callbackLine(over))).toMatchObject({ kind: 'hook_callback', requestId: recordedRequest.request_id, call: undefined })
+    expect(parseControl(message(callbackLine(over)))).toMatchObject({ kind: 'hook_callback', requestId: recordedRequest.request_id, call: undefined })
   })
 
   it.each([
@@ -57,19 +60,24 @@ describe('claude control - protocol mapping', () => {
     { name: 'an interrupt answer', line: { type: 'control_response', response: { subtype: 'success', request_id: 'interrupt-1', response: {} } }, out: { kind: 'other' } },
     { name: 'a cancel request', line: { type: 'control_cancel_request', request_id: 'x' }, out: { kind: 'other' } },
     { name: 'a permission request', line: { type: 'control_request', request_id: 'r9', request: { subtype: 'can_use_tool' } }, out: { kind: 'unsupported_request', requestId: 'r9', subtype: 'can_use_tool' } },
-    { name: 'an assistant line', line: { type: 'assistant', message: { content: [{ type: 'text', text: '"control_request"' }] } }, out: undefined },
     { name: 'a request without an id', line: { type: 'control_request', request: { subtype: 'hook_callback' } }, out: undefined },
   ])('parse - $name', ({ line, out }) => {
-    expect(parseControl(JSON.stringify(line))).toEqual(out)
+    expect(parseControl(line)).toEqual(out)
   })
 
-  it.each(['not json "control_request"', '[1,"control_"]', 'null', ''])('parse - %j is no control message', (line) => {
-    expect(parseControl(line)).toBeUndefined()
-  })
-
-  it('prefilter - every control message passes it, ordinary events mostly do not', () => {
-    for (const type of ['control_request', 'control_response', 'control_cancel_request']) expect(mayBeControl(JSON.stringify({ request_id: 'x', type }))).toBe(true)
-    expect(mayBeControl('{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}')).toBe(false)
+  it('routing - every line of a control type goes to the gate, parsed, and makes no output; an event that mentions one is an event', () => {
+    const handed: unknown[] = []
+    const lines = [
+      callbackLine(),
+      JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: 'interrupt-1', response: {} } }),
+      JSON.stringify({ type: 'control_cancel_request', request_id: 'x' }),
+      '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"about \\"control_request\\""}]}}',
+    ]
+    const outputs = lines.flatMap((line) => parseClaudeLine(line, (msg) => handed.push(msg)))
+    expect(handed).toEqual(lines.slice(0, 3).map(message))
+    expect(outputs).toEqual([{ kind: 'text', text: 'about "control_request"', messageId: 'm1' }])
+    // Without a gate the control lines still make no output.
+    expect(lines.slice(0, 3).flatMap((line) => parseClaudeLine(line))).toEqual([])
   })
 
   it.each<{ name: string; decision: unknown; response: unknown }>([
@@ -101,7 +109,7 @@ describe('claude control - the tool gate of one CLI process', () => {
     expect(JSON.parse(written[0]!).request.hooks.PreToolUse[0].timeout).toBe(7)
     gate.afterInitialize('prompt 1\n')
     expect(written).toHaveLength(1)
-    expect(gate.handle(initialized())).toBe(true)
+    gate.handle(message(initialized()))
     gate.afterInitialize('prompt 2\n')
     expect(written.slice(1)).toEqual(['prompt 1\n', 'prompt 2\n'])
   })
@@ -109,7 +117,7 @@ describe('claude control - the tool gate of one CLI process', () => {
   it('gate - a CLI that does not apply the hook is refused; held prompts are never written', () => {
     const { gate, written, refused } = session(() => ({ decision: 'allow' }))
     gate.afterInitialize('prompt\n')
-    gate.handle(initialized(false))
+    gate.handle(message(initialized(false)))
     expect(written).toHaveLength(1)
     expect(refused).toEqual([expect.stringContaining('refused the runner\'s tool hook')])
   })
@@ -120,7 +128,7 @@ describe('claude control - the tool gate of one CLI process', () => {
       calls.push(call)
       return { decision: 'deny', reason: 'no' }
     })
-    expect(gate.handle(callbackLine())).toBe(true)
+    gate.handle(message(callbackLine()))
     expect(calls).toEqual([expect.objectContaining({ toolName: 'Bash' })])
     expect(answerOf(written[1]!)).toMatchObject({ subtype: 'success', request_id: recordedRequest.request_id, response: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'no' } } })
   })
@@ -130,7 +138,7 @@ describe('claude control - the tool gate of one CLI process', () => {
     { name: 'a check that rejects', check: () => Promise.reject(new Error('boom')) },
   ])('gate - $name denies the call', async ({ check }) => {
     const { gate, written } = session(check)
-    gate.handle(callbackLine())
+    gate.handle(message(callbackLine()))
     await new Promise((resolve) => setImmediate(resolve))
     expect(answerOf(written[1]!).response.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/could not check this tool call, so it was not run: the check failed \(boom\)/) })
   })
@@ -141,15 +149,8 @@ describe('claude control - the tool gate of one CLI process', () => {
       asked = true
       return { decision: 'allow' }
     })
-    gate.handle(callbackLine({ callback_id: 'other' }))
+    gate.handle(message(callbackLine({ callback_id: 'other' })))
     expect(asked).toBe(false)
     expect(answerOf(written[1]!).response.hookSpecificOutput.permissionDecision).toBe('deny')
-  })
-
-  it('gate - ordinary events are not its business', () => {
-    const { gate, written } = session(() => ({ decision: 'allow' }))
-    expect(gate.handle('{"type":"assistant","message":{"content":[]}}')).toBe(false)
-    expect(gate.handle('{"type":"result","result":"talked about \\"control_request\\""}')).toBe(false)
-    expect(written).toHaveLength(1)
   })
 })

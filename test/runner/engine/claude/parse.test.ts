@@ -11,7 +11,7 @@ function lineOf(name: string, type: string, nth = 0): string {
   return line
 }
 
-const kinds = (lines: string[]) => lines.flatMap(parseClaudeLine).map((o) => o.kind)
+const kinds = (lines: string[]) => lines.flatMap((line) => parseClaudeLine(line)).map((o) => o.kind)
 
 describe('parseClaudeLine', () => {
   it('parse - every recorded file is covered', () => {
@@ -23,7 +23,7 @@ describe('parseClaudeLine', () => {
   })
 
   it('parse - the tool turn of sample-stream.jsonl in full', () => {
-    const out = recording('sample-stream.jsonl').flatMap(parseClaudeLine)
+    const out = recording('sample-stream.jsonl').flatMap((line) => parseClaudeLine(line))
     expect(out).toEqual([
       { kind: 'init', cliSessionId: '4dc2f377-1d19-4b21-94bf-5914df2af46b', model: 'claude-opus-5-5', version: '2.1.330' },
       { kind: 'thinking', text: 'The user wants me to run a command. I will use Bash.', messageId: 'msg_fake_1795288263110_2' },
@@ -74,7 +74,7 @@ describe('parseClaudeLine', () => {
   })
 
   it('parse - the partial-messages recording: the deltas of each block concatenate to its whole text', () => {
-    const out = recording('sample-stream-partial-messages.jsonl').flatMap(parseClaudeLine)
+    const out = recording('sample-stream-partial-messages.jsonl').flatMap((line) => parseClaudeLine(line))
     const blocks = out.filter((o) => o.kind === 'text' || o.kind === 'thinking')
     const pieces: string[] = []
     let texts = 0
