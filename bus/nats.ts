@@ -238,20 +238,7 @@ export class NatsBus implements Bus {
   }
 
   #toBusMessage(msg: Msg): BusMessage {
-    let headers: Headers | undefined | null = null
-    return {
-      subject: msg.subject,
-      data: msg.string(),
-      // Decoded when asked: the events a gateway relays carry a message id header nobody there reads.
-      get headers() {
-        if (headers === null) headers = fromNatsHeaders(msg.headers)
-        return headers
-      },
-      respond: (data: string, replyHeaders?: Headers) => {
-        if (!msg.reply) return
-        this.#guard(() => msg.respond(data, replyHeaders ? { headers: toNatsHeaders(replyHeaders) } : undefined))
-      },
-    }
+    return new NatsBusMessage(msg, (reply) => this.#guard(reply))
   }
 
   /** Runs a synchronous client call, turning "connection closed" into BusClosedError. */
@@ -320,4 +307,36 @@ async function authOptions(auth: NatsAuth | undefined) {
     throw new Error(`the NATS credentials file ${auth.credsFile} is not a .creds file: it needs a user JWT and an NKey seed block`)
   }
   return { authenticator: credsAuthenticator(creds) }
+}
+
+/**
+ * A message off NATS. A class, not an object literal with a getter and a closure: a gateway makes
+ * one per relayed event, and the literal cost two closures and an accessor pair each (about a
+ * tenth of what the gateway allocated per event).
+ */
+class NatsBusMessage implements BusMessage {
+  readonly subject: string
+  readonly data: string
+  readonly #msg: Msg
+  readonly #guard: (reply: () => void) => void
+  #headers: Headers | undefined | null = null
+
+  constructor(msg: Msg, guard: (reply: () => void) => void) {
+    this.subject = msg.subject
+    this.data = msg.string()
+    this.#msg = msg
+    this.#guard = guard
+  }
+
+  /** Decoded when asked: the events a gateway relays carry a message id header nobody there reads. */
+  get headers(): Headers | undefined {
+    if (this.#headers === null) this.#headers = fromNatsHeaders(this.#msg.headers)
+    return this.#headers
+  }
+
+  respond(data: string, replyHeaders?: Headers): void {
+    const msg = this.#msg
+    if (!msg.reply) return
+    this.#guard(() => msg.respond(data, replyHeaders ? { headers: toNatsHeaders(replyHeaders) } : undefined))
+  }
 }

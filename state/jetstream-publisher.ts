@@ -35,6 +35,7 @@ export class JetStreamPublisher {
   /** Publishes waiting for the end of this event-loop pass (#send). */
   #outbox: { id: string; subject: string; data: string; msgID: string }[] = []
   #sweep: NodeJS.Timeout | undefined
+  readonly #headers = headers()
 
   constructor(nc: NatsConnection, timeoutMs: number) {
     this.#nc = nc
@@ -63,10 +64,10 @@ export class JetStreamPublisher {
    */
   readonly #send = () => {
     for (const { id, subject, data, msgID } of this.#outbox.splice(0)) {
-      const msgHeaders = headers()
-      msgHeaders.set('Nats-Msg-Id', msgID)
+      // One headers object for all: the client encodes it within publish().
+      this.#headers.set('Nats-Msg-Id', msgID)
       try {
-        this.#nc.publish(subject, data, { reply: `${this.#inbox}.${id}`, headers: msgHeaders })
+        this.#nc.publish(subject, data, { reply: `${this.#inbox}.${id}`, headers: this.#headers })
       } catch (err) {
         this.#settle(id)?.reject(err as Error)
       }
@@ -87,6 +88,9 @@ export class JetStreamPublisher {
     if (!waiting) return // timed out already; the retry has its own id
     // A status message (503: no stream stores the subject) has headers and no body.
     if (msg.headers?.hasError) return waiting.reject(new JetStreamPublishError(`no acknowledgement for ${waiting.subject}: ${msg.headers.code} ${msg.headers.description}`))
+    // The server's acknowledgement of a stored message starts `{"stream":` and names no error: taken
+    // as it is, without decoding and parsing it (one per relayed event). Anything else is parsed.
+    if (isPlainAck(msg.data)) return waiting.resolve()
     let ack: { error?: { code?: number; description?: string }; stream?: string }
     try {
       ack = msg.json()
@@ -130,4 +134,13 @@ export class JetStreamPublisher {
     this.#waiting.delete(id)
     return waiting
   }
+}
+
+const ACK_START = Buffer.from('{"stream":')
+const ERROR_KEY = Buffer.from('"error"')
+
+/** Whether an acknowledgement's bytes are a plain success: `{"stream":…}` with no `"error"` anywhere. */
+export function isPlainAck(data: Uint8Array): boolean {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  return bytes.subarray(0, ACK_START.length).equals(ACK_START) && !bytes.includes(ERROR_KEY)
 }
