@@ -31,7 +31,10 @@ describe('JetStreamPublisher', () => {
     const jsm = await jetstreamManager(bus.connection)
     const info = await jsm.streams.info(STREAM)
     expect(info.state.messages).toBe(200)
-    expect((await jsm.streams.getMessage(STREAM, { seq: 8 }))?.string()).toBe('m7')
+    const stored = await jsm.streams.getMessage(STREAM, { seq: 8 })
+    expect(stored?.string()).toBe('m7')
+    // The header as the server read it (the publisher encodes it itself).
+    expect(stored?.header.get('Nats-Msg-Id')).toBe('a:7')
   })
 
   it('publisher - a subject no stream stores is refused, not left waiting', async () => {
