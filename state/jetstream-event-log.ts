@@ -60,7 +60,7 @@ export class JetStreamEventLog implements EventLog {
     this.#subjects = subjects(subjectPrefix)
     this.#publisher = new ReliablePublisher<Pending>({
       window: PUBLISH_WINDOW,
-      publish: (item) => this.#acknowledged.publish(item.subject, item.data, item.msgID),
+      publish: (item, done) => this.#acknowledged.send(item.subject, item.data, item.msgID, done),
       backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
       onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
       // A connection closed for good (its credential expired and was refused on every reconnect, say)

@@ -8,7 +8,8 @@
  * publisher may no longer send it (isStale), before each try.
  */
 export interface ReliablePublisherOptions<T> {
-  publish(item: T): Promise<unknown>
+  /** Sends the item; `done` is called once, with the error when it was not stored. No promise: one item per relayed event. */
+  publish(item: T, done: (error?: unknown) => void): void
   /** Items in flight at once. */
   window: number
   /** Wait before the n-th consecutive retry round (n ≥ 1). */
@@ -72,24 +73,21 @@ export class ReliablePublisher<T> {
 
   #send(item: T): void {
     this.#inFlight++
-    this.#options.publish(item).then(
-      () => {
-        this.#inFlight--
+    this.#options.publish(item, (error) => {
+      this.#inFlight--
+      if (error === undefined) {
         this.#attempt = 0
-        this.#pump()
-      },
-      (error: unknown) => {
-        this.#inFlight--
-        if (this.#closed) return this.#settle()
-        if (this.#options.isPermanent?.(error)) {
-          // Retrying would hold back every later item for ever.
-          this.#options.onDrop?.(item, error)
-          return this.#pump()
-        }
-        this.#retry.push(item)
-        this.#scheduleRetry(error)
-      },
-    )
+        return this.#pump()
+      }
+      if (this.#closed) return this.#settle()
+      if (this.#options.isPermanent?.(error)) {
+        // Retrying would hold back every later item for ever.
+        this.#options.onDrop?.(item, error)
+        return this.#pump()
+      }
+      this.#retry.push(item)
+      this.#scheduleRetry(error)
+    })
   }
 
   #scheduleRetry(error: unknown): void {

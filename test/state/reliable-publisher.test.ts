@@ -1,6 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { ReliablePublisher } from '../../state/reliable-publisher.ts'
 
+/** A publish written as an async function, as the callback the publisher takes. */
+const settled =
+  <T>(publish: (item: T) => Promise<unknown>) =>
+  (item: T, done: (error?: unknown) => void) =>
+    void publish(item).then(() => done(), done)
+
 describe('reliable publisher', () => {
   it('publisher - stores everything in order when nothing fails, at most `window` in flight', async () => {
     const stored: number[] = []
@@ -9,12 +15,12 @@ describe('reliable publisher', () => {
     const publisher = new ReliablePublisher<number>({
       window: 4,
       backoffMs: () => 1,
-      publish: async (n) => {
+      publish: settled(async (n: number) => {
         peak = Math.max(peak, ++inFlight)
         await new Promise((resolve) => setTimeout(resolve, 1))
         inFlight--
         stored.push(n)
-      },
+      }),
     })
     for (let n = 0; n < 50; n++) publisher.push(n)
     await publisher.flush()
@@ -31,14 +37,14 @@ describe('reliable publisher', () => {
       window: 8,
       backoffMs: () => 5,
       onRetry: () => retries++,
-      publish: async (n) => {
+      publish: settled(async (n: number) => {
         // An outage: the first 12 attempts fail.
         if (failures < 12) {
           failures++
           throw new Error('nats down')
         }
         stored.add(n)
-      },
+      }),
     })
     for (let n = 0; n < 20; n++) publisher.push(n)
     await publisher.flush()
@@ -47,7 +53,7 @@ describe('reliable publisher', () => {
   })
 
   it('publisher - close drops what is not stored and releases flush', async () => {
-    const publisher = new ReliablePublisher<number>({ window: 1, backoffMs: () => 60_000, publish: async () => Promise.reject(new Error('down')) })
+    const publisher = new ReliablePublisher<number>({ window: 1, backoffMs: () => 60_000, publish: settled(async () => Promise.reject(new Error('down'))) })
     publisher.push(1)
     const flushed = publisher.flush()
     await new Promise((resolve) => setTimeout(resolve, 10))
@@ -66,10 +72,10 @@ describe('reliable publisher', () => {
       onRetry: () => retries++,
       isPermanent: (err) => (err as Error).message === 'not allowed',
       onDrop: (n) => dropped.push(n),
-      publish: async (n) => {
+      publish: settled(async (n: number) => {
         if (n === 3) throw new Error('not allowed')
         stored.push(n)
-      },
+      }),
     })
     for (let n = 0; n < 6; n++) publisher.push(n)
     await publisher.flush()
@@ -88,10 +94,10 @@ describe('reliable publisher', () => {
       backoffMs: () => 10,
       isStale: () => !publishable,
       onStale: (n) => stale.push(n),
-      publish: async (n) => {
+      publish: settled(async (n: number) => {
         sent.push(n)
         if (failing) throw new Error('no answer')
-      },
+      }),
     })
     for (let n = 0; n < 3; n++) publisher.push(n)
     await vi.waitFor(() => expect(sent).toEqual([0, 1, 2]))
