@@ -29,8 +29,8 @@ export class ToolGateSession {
   }
 
   /** Handles one control message the CLI wrote (parse.ts hands over every line of a control type). */
-  handle(line: Obj): void {
-    const message = parseControl(line)
+  handle(control: Obj): void {
+    const message = parseControl(control)
     if (!message) return
     switch (message.kind) {
       case 'hook_callback':
