@@ -238,8 +238,10 @@ export class NatsBus implements Bus {
   }
 
   #toBusMessage(msg: Msg): BusMessage {
-    return new NatsBusMessage(msg, (reply) => this.#guard(reply))
+    return new NatsBusMessage(msg, this.#guardReply)
   }
+
+  readonly #guardReply = (reply: () => void) => this.#guard(reply)
 
   /** Runs a synchronous client call, turning "connection closed" into BusClosedError. */
   #guard<T>(fn: () => T): T {

@@ -23,8 +23,8 @@ export class TracedBus implements Bus {
     return this.#bus.kind
   }
 
-  publish(subject: string, data: string, headers?: Headers): void {
-    this.#bus.publish(subject, data, headers)
+  publish(subject: string, data: string, headers?: Headers, value?: unknown): void {
+    this.#bus.publish(subject, data, headers, value)
   }
 
   subscribe(subject: string, handler: (msg: BusMessage) => void, options?: SubscribeOptions): Subscription {

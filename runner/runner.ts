@@ -91,7 +91,7 @@ export class Runner {
       log,
       publish: (event, publishable) => this.#publish(event, publishable),
       // Token deltas go straight on the bus, outside the event log: a client that was away gets the whole blocks.
-      publishLive: (event) => bus.publish(this.#subjects.live(event.session_id), JSON.stringify(event)),
+      publishLive: (event) => bus.publish(this.#subjects.live(event.session_id), JSON.stringify(event), undefined, event),
       onCountChanged: () => this.#updatePlacement(),
     })
     this.#placement = new Placement(bus, this.#subjects.place, (msg) => void this.#handle(msg))

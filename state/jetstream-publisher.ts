@@ -41,7 +41,20 @@ export class JetStreamPublisher {
     this.#timeoutMs = timeoutMs
     // The connection's own inbox prefix: NATS permissions let each role subscribe under its own only.
     this.#inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)
-    this.#subscription = nc.subscribe(`${this.#inbox}.*`, { callback: (err, msg) => (err ? this.#refused(err) : this.#acknowledged(msg)) })
+    this.#subscription = nc.subscribe(`${this.#inbox}.*`, {
+      callback: (err, msg) => {
+        // The callbacks settled here run on the client's socket reader, where a throw would stop it
+        // reading: thrown again outside, it crashes the process as it would anywhere else.
+        try {
+          if (err) this.#refused(err)
+          else this.#acknowledged(msg)
+        } catch (thrown) {
+          queueMicrotask(() => {
+            throw thrown
+          })
+        }
+      },
+    })
     void this.#watchPermissions()
   }
 

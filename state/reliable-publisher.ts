@@ -8,7 +8,10 @@
  * publisher may no longer send it (isStale), before each try.
  */
 export interface ReliablePublisherOptions<T> {
-  /** Sends the item; `done` is called once, with the error when it was not stored. No promise: one item per relayed event. */
+  /**
+   * Sends the item; `done` is called once, later (never from within publish), with the error when
+   * it was not stored. A callback, not a promise: one item per relayed event.
+   */
   publish(item: T, done: (error?: unknown) => void): void
   /** Items in flight at once. */
   window: number

@@ -17,16 +17,22 @@ export const NOISE_MAX_CHARS = 200
  * parsed, so every line is parsed once.
  */
 export function parseClaudeLine(line: string, onControl?: (message: Obj) => void): EngineOutput[] {
+  let parsed: EngineOutput[] | Obj
   try {
-    return parseLine(line, onControl)
+    parsed = parseLine(line)
   } catch {
     // Only reachable through engine bugs or exotic inputs (e.g. a JSON.parse
     // stack overflow); a line must never take the session down.
     return [noise(line)]
   }
+  if (Array.isArray(parsed)) return parsed
+  // Outside the catch: a tool gate that fails must not pass for a noisy line.
+  onControl?.(parsed)
+  return []
 }
 
-function parseLine(line: string, onControl: ((message: Obj) => void) | undefined): EngineOutput[] {
+/** The outputs of a line, or the message itself when it is one of the control protocol. */
+function parseLine(line: string): EngineOutput[] | Obj {
   if (typeof line !== 'string') return [noise(String(line))]
   const trimmed = line.trim()
   if (trimmed === '') return []
@@ -40,10 +46,7 @@ function parseLine(line: string, onControl: ((message: Obj) => void) | undefined
     return [noise(line)]
   }
   if (!isObj(value) || typeof value.type !== 'string') return [noise(line)]
-  if (isControlType(value.type)) {
-    onControl?.(value)
-    return []
-  }
+  if (isControlType(value.type)) return value
   switch (value.type) {
     case 'system':
       return value.subtype === 'init' ? [parseInit(value)] : []

@@ -80,6 +80,14 @@ describe('claude control - protocol mapping', () => {
     expect(lines.slice(0, 3).flatMap((line) => parseClaudeLine(line))).toEqual([])
   })
 
+  it('routing - a gate that throws is not taken for a noisy line: the error reaches the engine', () => {
+    expect(() =>
+      parseClaudeLine(callbackLine(), () => {
+        throw new Error('gate broke')
+      }),
+    ).toThrow('gate broke')
+  })
+
   it.each<{ name: string; decision: unknown; response: unknown }>([
     { name: 'allow: no objection, so the CLI\'s own rules still apply', decision: { decision: 'allow' }, response: {} },
     { name: 'deny with the reason', decision: { decision: 'deny', reason: 'blocked by WAF rule x' }, response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'blocked by WAF rule x' } } },
