@@ -17,7 +17,7 @@ import { ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk
 import type { Logger } from 'pino'
 import type { Headers } from '../bus/mod.ts'
 import type { OtelConfig } from './config.ts'
-import { tracesUrl, type SpanHandle, type SpanKind, type SpanOptions, type Tracing, type TracingResource } from './tracing.ts'
+import { tracesUrl, type SpanHandle, type SpanKind, type SpanOptions, type Tracing, type TracingResource } from './spans.ts'
 
 /**
  * Tracing with the OpenTelemetry Node SDK and the OTLP/HTTP (JSON) exporter.

@@ -13,7 +13,8 @@ import { startProbeServer } from './probe-server.ts'
 import { recordRequestDurations, wsRoute } from './request-metrics.ts'
 import { createRunnerObserver } from './runner-observer.ts'
 import { TracedBus } from './traced-bus.ts'
-import { startTracing, type Tracing } from './tracing.ts'
+import type { Tracing } from './spans.ts'
+import { startTracing } from './tracing.ts'
 import { TurnSpans } from './turn-spans.ts'
 
 export interface ObservabilityOptions {

@@ -1,5 +1,5 @@
 import type { Bus, BusMessage, Headers, RequestOptions, SubscribeOptions, Subscription } from '../bus/mod.ts'
-import type { Tracing } from './tracing.ts'
+import type { Tracing } from './spans.ts'
 
 /**
  * The gateway's bus with tracing: every request (a command to a runner) runs

@@ -1,7 +1,7 @@
 import type { Headers } from '../bus/mod.ts'
 import { isTurnEnd, type Command, type ErrorBody, type ServiceEvent } from '../contract/mod.ts'
 import type { DangerBlock } from '../runner/mod.ts'
-import type { SpanHandle, Tracing } from './tracing.ts'
+import type { SpanHandle, Tracing } from './spans.ts'
 
 interface OpenTurn {
   span: SpanHandle

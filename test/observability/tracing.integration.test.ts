@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tracesUrl } from '../../observability/tracing.ts'
+import { tracesUrl } from '../../observability/spans.ts'
 import { startFakeCollector, type CollectedSpan, type FakeCollector } from '../fakes/otlp-collector.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'

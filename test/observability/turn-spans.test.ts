@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Headers } from '../../bus/mod.ts'
 import type { Command, ServiceEvent } from '../../contract/mod.ts'
-import type { SpanAttributes, SpanHandle, SpanOptions, Tracing } from '../../observability/tracing.ts'
+import type { SpanAttributes, SpanHandle, SpanOptions, Tracing } from '../../observability/spans.ts'
 import { TurnSpans } from '../../observability/turn-spans.ts'
 
 interface Recorded {
