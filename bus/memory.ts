@@ -132,7 +132,7 @@ export class MemoryBus implements Bus {
       targets.push(members[turn % members.length]!)
     }
     if (targets.length === 0) return false
-    const msg: BusMessage = value === undefined ? message(subject, data, headers, respond) : { ...message(subject, data, headers, respond), value }
+    const msg = message(subject, data, headers, respond, value)
     queueMicrotask(() => {
       for (const entry of targets) {
         // One failing subscriber must not starve the others, nor its own later messages.
@@ -147,6 +147,9 @@ export class MemoryBus implements Bus {
   }
 }
 
-function message(subject: string, data: string, headers: Headers | undefined, respond: BusMessage['respond']): BusMessage {
-  return headers ? { subject, data, headers, respond } : { subject, data, respond }
+function message(subject: string, data: string, headers: Headers | undefined, respond: BusMessage['respond'], value?: unknown): BusMessage {
+  const msg: { -readonly [K in keyof BusMessage]: BusMessage[K] } = { subject, data, respond }
+  if (headers) msg.headers = headers
+  if (value !== undefined) msg.value = value
+  return msg
 }

@@ -106,8 +106,10 @@ export class RegistrySessionEvents implements SessionEvents {
   readonly #fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<RecordedTurn[]>
   readonly #leases: RunnerLeases | undefined
 
-  /** With `leases`, a release also drops the dead pod's runner lease, so no one waits for it to lapse before taking the session. */
-  /** `fail` sends the error events and answers the turns it ended. */
+  /**
+   * `fail` sends the error events and answers the turns it ended. With `leases`, a release also
+   * drops the dead pod's runner lease, so no one waits for it to lapse before taking the session.
+   */
   constructor(registry: SessionRegistry, fail: (sessionId: string, code: SandboxErrorCode, message: string) => Promise<RecordedTurn[]>, leases?: RunnerLeases) {
     this.#registry = registry
     this.#fail = fail
@@ -133,10 +135,11 @@ export class RegistrySessionEvents implements SessionEvents {
   async #update(sessionId: string, change: (record: SessionRecord) => SessionRecord | undefined): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.#registry.get(sessionId)
-      const next = current && change(current.value)
+      if (current === undefined) return
+      const next = change(current.value)
       if (next === undefined) return
       try {
-        await this.#registry.update(next, current!.revision)
+        await this.#registry.update(next, current.revision)
         return
       } catch (err) {
         if (!(err instanceof RegistryConflictError)) throw err

@@ -10,7 +10,6 @@ import { isControlType, type Obj } from './control.ts'
 /** How much of an unparseable line is kept in a `noise` item. */
 export const NOISE_MAX_CHARS = 200
 
-
 /**
  * Maps one stream-json line to zero or more EngineOutput items. A line of the
  * control protocol (control.ts) makes none; it goes to `onControl` instead,
