@@ -2,7 +2,8 @@
  * The HTTP side the fake model APIs share (OpenAI Responses, OpenAI Chat
  * Completions, Gemini): a server on 127.0.0.1 that reads each request whole,
  * parses its JSON body, records it and hands it to the fake's own handler;
- * the client's going away mid-answer; the `slow:` wait; the strings of a body.
+ * the handler of one streaming POST path; the client's going away mid-answer;
+ * the `slow:` wait; the strings of a body.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -73,6 +74,28 @@ export async function serveFake<R extends RecordedRequest = RecordedRequest>(opt
         server.closeAllConnections()
         server.close(() => resolve())
       }),
+  }
+}
+
+/**
+ * The handler of a fake that answers one streaming POST path (the OpenAI ones): 404 for anything
+ * else, 400 for a body that is not JSON or does not ask to stream, the next queued failure
+ * (`failNext`) instead of an answer; `stream` answers the rest.
+ */
+export function streamingPost<R extends RecordedRequest>(
+  path: string,
+  failures: number[],
+  sendError: FakeServerOptions<R>['sendError'],
+  stream: (res: ServerResponse, record: R, raw: string) => Promise<void> | void,
+): FakeServerOptions<R>['handle'] {
+  return (req, res, record, raw) => {
+    const { body } = record
+    if (req.method !== 'POST' || record.path !== path) return sendError(res, 404, `Not found: ${req.method} ${record.path}`)
+    if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
+    const failure = failures.shift()
+    if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
+    if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
+    return stream(res, record, raw)
   }
 }
 

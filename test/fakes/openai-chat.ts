@@ -10,7 +10,7 @@
  * OpenCode also asks for a session title once (a request without tools): it gets `Fake title`.
  */
 import type { ServerResponse } from 'node:http'
-import { clientGone, type RecordedRequest, serveFake, waitUnlessGone } from './http-fake.ts'
+import { clientGone, type RecordedRequest, serveFake, streamingPost, waitUnlessGone } from './http-fake.ts'
 import { roughTokens, scriptStep, textPieces, type ScriptInput, type ScriptStep } from './model-script.ts'
 
 export type { RecordedRequest } from './http-fake.ts'
@@ -133,15 +133,7 @@ export async function startFakeChat(options: { port?: number } = {}): Promise<Fa
   const { port, requests, stop } = await serveFake({
     port: options.port,
     sendError,
-    handle(req, res, record, raw) {
-      const { body, path } = record
-      if (req.method !== 'POST' || path !== '/v1/chat/completions') return sendError(res, 404, `Not found: ${req.method} ${path}`)
-      if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
-      const failure = failures.shift()
-      if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
-      if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
-      return stream(res, record, body, roughTokens(raw.length))
-    },
+    handle: streamingPost('/v1/chat/completions', failures, sendError, (res, record, raw) => stream(res, record, record.body, roughTokens(raw.length))),
   })
   const chatRequests = () => requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions')
   return {

@@ -8,7 +8,7 @@
  * script (model-script.ts); the shell tool call is `exec_command {cmd}`.
  */
 import type { ServerResponse } from 'node:http'
-import { clientGone, type RecordedRequest, serveFake, stringsIn, waitUnlessGone } from './http-fake.ts'
+import { clientGone, type RecordedRequest, serveFake, streamingPost, stringsIn, waitUnlessGone } from './http-fake.ts'
 import { roughTokens, scriptStep, textPieces, type ScriptInput, type ScriptStep } from './model-script.ts'
 
 export type { RecordedRequest } from './http-fake.ts'
@@ -176,15 +176,7 @@ export async function startFakeResponses(options: { port?: number } = {}): Promi
   const { port, requests, stop } = await serveFake({
     port: options.port,
     sendError,
-    handle(req, res, record, raw) {
-      const { body, path } = record
-      if (req.method !== 'POST' || path !== '/v1/responses') return sendError(res, 404, `Not found: ${req.method} ${path}`)
-      if (body === undefined) return sendError(res, 400, 'The request body is not valid JSON')
-      const failure = failures.shift()
-      if (failure !== undefined) return sendError(res, failure, `fake failure ${failure}`)
-      if (body.stream !== true) return sendError(res, 400, 'the fake streams only (stream: true)')
-      return stream(res, record, body, roughTokens(raw.length))
-    },
+    handle: streamingPost('/v1/responses', failures, sendError, (res, record, raw) => stream(res, record, record.body, roughTokens(raw.length))),
   })
   const responseRequests = () => requests.filter((r) => r.method === 'POST' && r.path === '/v1/responses')
   return {
