@@ -1,24 +1,37 @@
 /**
  * `npm run bench`: one table. The bare relay floor (bench/floor.ts), ours in
  * dev mode, ours in production (gateway + runner over a private nats-server
- * with JetStream) and HotPlex v0.10.0 (bench/hotplex/build.sh) relay the same
+ * with JetStream) and HotPlex v0.10.0 (a binary at HOTPLEX_BIN) relay the same
  * fake CLI, driven over their native WebSockets on loopback, all running in
  * the same run and measured in turns (bench/compare.ts); medians of 3 rounds,
  * with ratios against the floor and HotPlex; then 1,000 idle sessions on ours
- * in production.
+ * in production. With HotPlex, the whole run happens in a private network
+ * namespace (bench/private-network.ts).
  * The other benchmarks: `node bench/suite.ts` (relay, starts, replay,
  * Kubernetes, REST, sandbox, WAF), each also runnable alone.
  */
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { LOAD, measureSystems, type RelayFigures } from './compare.ts'
 import { IDLE, measureIdleSessions, type IdleFigures } from './idle-sessions.ts'
+import { onlyLoopback, rerunInPrivateNetwork } from './private-network.ts'
 import { FAKE_CLI, HOTPLEX_BIN, startDev, startFloor, startHotPlex, startProduction, TINY_CLI, type System } from './systems.ts'
 
 type Column = 'floor' | 'dev' | 'production' | 'hotplex'
 
+/** Why HotPlex's column stays empty in this run, if it does. */
+function hotPlexMissing(): string | undefined {
+  if (!existsSync(HOTPLEX_BIN)) return `no binary at ${HOTPLEX_BIN} (set HOTPLEX_BIN to a hotplexd of v0.10.0, commit c101e6bc)`
+  if (onlyLoopback()) return undefined
+  const rerun = rerunInPrivateNetwork()
+  if ('exitCode' in rerun) process.exit(rerun.exitCode)
+  return `it listens on every interface, and the run cannot be moved to a network namespace with loopback only: ${rerun.reason}`
+}
+
 async function main(): Promise<void> {
+  const skipHotPlex = hotPlexMissing()
   const began = performance.now()
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-bench-'))
   const log = (line: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${line}`)
@@ -27,9 +40,8 @@ async function main(): Promise<void> {
     const started: [Column, System][] = []
     try {
       started.push(['floor', await startFloor(FAKE_CLI)], ['dev', await startDev(dir, FAKE_CLI)], ['production', await startProduction(dir, FAKE_CLI)])
-      const hotplex = await startHotPlex(dir, FAKE_CLI)
-      if (hotplex) started.push(['hotplex', hotplex])
-      else log(`HotPlex: no binary at ${HOTPLEX_BIN}; build it with bench/hotplex/build.sh (needs go). Its column stays empty.`)
+      if (skipHotPlex) log(`HotPlex skipped: ${skipHotPlex}. Its column stays empty.`)
+      else started.push(['hotplex', await startHotPlex(dir, FAKE_CLI)])
       const measured = await measureSystems(
         started.map(([, system]) => system),
         log,

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     const name = `run${run++}`
     return {
       server: { port: 0 },
-      engine: { ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') } },
+      engine: { ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, `${name}-claude`) } },
       session: { work_dir: path.join(dir, `${name}-sessions`), marker_dir: path.join(dir, `${name}-markers`) },
       runner: { max_sessions: 1_000 },
       nats: { url: nats.url, prefix: `bench-${process.pid}-${name}` },

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createConnection, createServer } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startServiceProcess, type ServiceProcess } from '../test/fixtures/service-process.ts'
+import { onlyLoopback } from './private-network.ts'
 
 /** A relay under measurement: separate processes, reached over a WebSocket on loopback. */
 export interface System {
@@ -29,7 +29,7 @@ export interface Cli {
 export const FAKE_CLI: Cli = { command: process.execPath, args: [fileURLToPath(new URL('../test/fakes/fake-claude.ts', import.meta.url))] }
 export const TINY_CLI: Cli = { command: fileURLToPath(new URL('../test/fakes/tiny-claude.sh', import.meta.url)), args: [] }
 const FLOOR = fileURLToPath(new URL('./floor.ts', import.meta.url))
-/** Where bench/hotplex/build.sh puts the HotPlex binary. */
+/** A HotPlex v0.10.0 binary (not built or shipped by this project). */
 export const HOTPLEX_BIN = process.env.HOTPLEX_BIN ?? fileURLToPath(new URL('../.tools/hotplex/hotplexd', import.meta.url))
 const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server'
 
@@ -76,11 +76,11 @@ export async function startProduction(dir: string, cli: Cli, extra: Record<strin
 }
 
 /**
- * HotPlex v0.10.0 (bench/hotplex/build.sh) with `claude` on its PATH pointing at `cli`; undefined
- * when no binary was built. It listens on loopback only (the build's HOTPLEX_BIND_HOST patch).
+ * HotPlex v0.10.0 with `claude` on its PATH pointing at `cli`. It listens on every
+ * interface, so it is started only where loopback is the only one.
  */
-export async function startHotPlex(dir: string, cli: Cli): Promise<System | undefined> {
-  if (!existsSync(HOTPLEX_BIN)) return undefined
+export async function startHotPlex(dir: string, cli: Cli): Promise<System> {
+  if (!onlyLoopback()) throw new Error('HotPlex listens on every interface: start it only in a network namespace with loopback only')
   const bin = path.join(dir, 'hotplex-bin')
   await mkdir(bin, { recursive: true })
   await writeFile(path.join(bin, 'claude'), `#!/bin/sh\nexec ${[cli.command, ...cli.args].map((part) => `'${part}'`).join(' ')} "$@"\n`)
@@ -90,7 +90,7 @@ export async function startHotPlex(dir: string, cli: Cli): Promise<System | unde
   await mkdir(home, { recursive: true })
   const child = spawn(HOTPLEX_BIN, [], {
     cwd: home,
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORT: String(port), HOTPLEX_BIND_HOST: '127.0.0.1', HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'claude') },
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PORT: String(port), HOME: home, CLAUDE_CONFIG_DIR: path.join(home, 'claude') },
     stdio: ['ignore', 'ignore', 'ignore'],
   })
   await waitForPort(port, child)
@@ -104,7 +104,8 @@ async function ourConfig(dir: string, name: string, cli: Cli, natsUrl: string, e
   const { engine, ...rest } = extra as { engine?: Record<string, unknown> }
   return {
     server: { host: '127.0.0.1', port: 0 },
-    engine: { command: cli.command, args: cli.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, ...engine },
+    // Each system its own CLI store: the same session name makes the same CLI session id, which one store holds once.
+    engine: { command: cli.command, args: cli.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, `${run}-claude`) }, ...engine },
     session: { work_dir: path.join(dir, `${run}-sessions`), marker_dir: path.join(dir, `${run}-markers`) },
     runner: { max_sessions: 5_000 },
     limits: { max_connections_per_ip: 5_000 },
