@@ -5,6 +5,7 @@ export { Commands, Command, EngineName, EngineStatus, Replies, SessionId, okRepl
 export type { CommandOf, ReplyOf } from './commands.ts'
 export { Events, ServiceEventSchema, parseEvent, isTurnEnd, isLiveOnly, LIVE_ONLY_EVENTS, RequestId } from './events.ts'
 export type { EventName, EventOf, ServiceEvent } from './events.ts'
+export { joinEvents, splitEvents } from './event-batch.ts'
 export { ErrorBody, ErrorCodes, ServiceError, toServiceError, isErrorCode } from './errors.ts'
 export type { ErrorCode } from './errors.ts'
 export { Stats, emptyStats, addStats } from './stats.ts'

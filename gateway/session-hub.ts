@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
 import type { Bus, BusMessage, Subscription } from '../bus/mod.ts'
-import { isTurnEnd, parseEvent, subjects, type ServiceEvent, type Subjects } from '../contract/mod.ts'
+import { isTurnEnd, parseEvent, splitEvents, subjects, type ServiceEvent, type Subjects } from '../contract/mod.ts'
 import type { EventLog } from '../state/mod.ts'
 import { Follower, type EventListener } from './follower.ts'
 
@@ -125,15 +125,23 @@ export class SessionHub {
   }
 
   #onMessage(sessionId: string, entry: Entry, { data, value }: BusMessage): void {
-    let event: ServiceEvent
-    try {
-      // An in-process runner's event comes as its object too (dev mode): typed where it was made, no parse needed.
-      event = (value as ServiceEvent | undefined) ?? parseEvent(data)
-    } catch (err) {
-      this.#log.error({ session_id: sessionId, err }, 'dropped a malformed event from the bus')
-      return
+    // An in-process runner's event comes as its object too (dev mode): typed where it was made, no parse needed.
+    if (value !== undefined) return this.#offer(entry, value as ServiceEvent, data)
+    // Over NATS a message may carry several events, one per line (contract/event-batch.ts).
+    for (const json of splitEvents(data)) {
+      let event: ServiceEvent
+      try {
+        event = parseEvent(json)
+      } catch (err) {
+        this.#log.error({ session_id: sessionId, err }, 'dropped a malformed event from the bus')
+        continue
+      }
+      this.#offer(entry, event, json)
     }
-    for (const follower of entry.followers) follower.offer(event, data)
+  }
+
+  #offer(entry: Entry, event: ServiceEvent, json: string): void {
+    for (const follower of entry.followers) follower.offer(event, json)
   }
 }
 

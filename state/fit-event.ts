@@ -4,6 +4,11 @@ import type { ServiceEvent } from '../contract/events.ts'
 const HEADROOM_BYTES = 4 * 1024
 const MARKER = '\n…[truncated: the event was larger than the bus allows]'
 
+/** The bytes of event JSON a message may carry, `maxBytes` being the server's max_payload. */
+export function messageRoom(maxBytes: number): number {
+  return maxBytes - HEADROOM_BYTES
+}
+
 /**
  * The event's JSON, made to fit in `maxBytes`: a message larger than the
  * server's max_payload is refused for good, so the text (`data`) is cut, then
@@ -11,7 +16,7 @@ const MARKER = '\n…[truncated: the event was larger than the bus allows]'
  */
 export function fitEvent(event: ServiceEvent, maxBytes: number): string {
   const json = JSON.stringify(event)
-  const limit = maxBytes - HEADROOM_BYTES
+  const limit = messageRoom(maxBytes)
   // A UTF-16 unit is at most 3 UTF-8 bytes: most events fit without counting their bytes.
   if (json.length * 3 <= limit || Buffer.byteLength(json) <= limit) return json
   const fitted = { ...event, truncated: true } as ServiceEvent & { data?: string; tool?: { input?: unknown } }

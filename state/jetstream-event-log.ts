@@ -2,11 +2,12 @@ import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPol
 import type { NatsConnection } from '@nats-io/nats-core'
 import { PermissionViolationError } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
+import { joinEvents, splitEvents } from '../contract/event-batch.ts'
 import { parseEvent, type ServiceEvent } from '../contract/events.ts'
 import { subjects, type Subjects } from '../contract/subjects.ts'
 import type { EventLog } from './event-log.ts'
 import { streamName } from './keys.ts'
-import { fitEvent } from './fit-event.ts'
+import { fitEvent, messageRoom } from './fit-event.ts'
 import { JetStreamPublisher } from './jetstream-publisher.ts'
 import { ReliablePublisher } from './reliable-publisher.ts'
 
@@ -28,6 +29,11 @@ const PUBLISH_WINDOW = 512
 const PUBLISH_TIMEOUT_MS = 5_000
 /** nats-server's default max_payload, when the server did not say. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024
+/**
+ * Most events one message carries. The stream keeps `perSession` messages per session, so a session
+ * keeps between that many events and this many times more; batches bigger than this saved little more.
+ */
+const BATCH_EVENTS = 16
 
 interface Pending {
   subject: string
@@ -36,10 +42,24 @@ interface Pending {
   publishable?: (() => boolean) | undefined
 }
 
+/** A session's events appended in this pass, not yet handed to the publisher. */
+interface Batch {
+  subject: string
+  texts: string[]
+  /** Their UTF-8 size with the line breaks. */
+  bytes: number
+  firstSeq: number
+  lastSeq: number
+  publishable: (() => boolean) | undefined
+}
+
 /**
  * Session events in a JetStream stream: one subject per session, the newest
- * `perSession` kept. Publishing through JetStream also delivers to the
+ * `perSession` messages kept. Publishing through JetStream also delivers to the
  * gateways' plain subscriptions, so live relay and storage are one publish.
+ * The events a session appends in one pass (one read of its CLI's output) go
+ * as one message (contract/event-batch.ts), up to BATCH_EVENTS and the
+ * server's max_payload.
  */
 export class JetStreamEventLog implements EventLog {
   readonly #js: JetStreamClient
@@ -50,9 +70,14 @@ export class JetStreamEventLog implements EventLog {
   readonly #acknowledged: JetStreamPublisher
   /** The server's largest message. */
   readonly #maxPayload: number
+  /** The bytes of events one message may carry. */
+  readonly #room: number
+  /** By subject: the batches of this pass, published at its end. */
+  #batches = new Map<string, Batch>()
 
   private constructor(nc: NatsConnection, jsm: JetStreamManager, stream: string, subjectPrefix: string, log: Logger, maxPayload: number) {
     this.#maxPayload = maxPayload
+    this.#room = messageRoom(maxPayload)
     this.#js = jetstream(nc)
     this.#acknowledged = new JetStreamPublisher(nc, PUBLISH_TIMEOUT_MS)
     this.#jsm = jsm
@@ -106,7 +131,31 @@ export class JetStreamEventLog implements EventLog {
 
   append(event: ServiceEvent & { session_id: string; seq: number }, publishable?: () => boolean): void {
     const subject = this.#subjects.events(event.session_id)
-    this.#publisher.push({ subject, data: fitEvent(event, this.#maxPayload), msgID: `${subject}:${event.seq}`, publishable })
+    const text = fitEvent(event, this.#maxPayload)
+    const bytes = Buffer.byteLength(text) + 1
+    const open = this.#batches.get(subject)
+    if (open && open.texts.length < BATCH_EVENTS && open.bytes + bytes <= this.#room && open.publishable === publishable) {
+      open.texts.push(text)
+      open.bytes += bytes
+      open.lastSeq = event.seq
+      return
+    }
+    if (open) this.#send(open)
+    if (this.#batches.size === 0) queueMicrotask(this.#sendBatches)
+    this.#batches.set(subject, { subject, texts: [text], bytes, firstSeq: event.seq, lastSeq: event.seq, publishable })
+  }
+
+  /** The end of the pass: each session's events appended in it go out as one message. */
+  readonly #sendBatches = () => {
+    const batches = this.#batches
+    this.#batches = new Map()
+    for (const batch of batches.values()) this.#send(batch)
+  }
+
+  #send({ subject, texts, firstSeq, lastSeq, publishable }: Batch): void {
+    // The id the server deduplicates a retried message on: its events' sequences.
+    const msgID = firstSeq === lastSeq ? `${subject}:${firstSeq}` : `${subject}:${firstSeq}-${lastSeq}`
+    this.#publisher.push({ subject, data: joinEvents(texts), msgID, publishable })
   }
 
   /** Whether the stream answers direct gets (made before allow_direct was set: not until a gateway updates it). */
@@ -123,7 +172,7 @@ export class JetStreamEventLog implements EventLog {
     // getMessage answers null for "no message"; any other failure must not pass for an empty session.
     const last = await this.#newest(this.#subjects.events(sessionId))
     if (!last) return 0
-    const seq = parseEvent(last.string()).seq
+    const seq = parseEvent(splitEvents(last.string()).at(-1)!).seq
     if (seq !== undefined) return seq
     // The newest is unnumbered (the controller's SANDBOX_* error, a live-only event): the numbered
     // ones before it say where the session's sequence stands. Only a takeover after such an event reads them.
@@ -134,15 +183,17 @@ export class JetStreamEventLog implements EventLog {
     const subject = this.#subjects.events(sessionId)
     const last = await this.#newest(subject)
     // Nothing after the sequence asked for: no need to read the session's events (an unnumbered newest one says nothing).
-    const lastSeq = last ? parseEvent(last.string()).seq : 0
+    const lastSeq = last ? parseEvent(splitEvents(last.string()).at(-1)!).seq : 0
     if (lastSeq !== undefined && lastSeq <= afterSeq) return []
     const consumer = await this.#js.consumers.get(this.#stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All })
     const bySeq = new Map<number, ServiceEvent>()
     const messages = await consumer.consume({ max_messages: 1_000 })
     try {
       for await (const msg of messages) {
-        const event = parseEvent(msg.string())
-        if (event.seq !== undefined && event.seq > afterSeq) bySeq.set(event.seq, event)
+        for (const json of splitEvents(msg.string())) {
+          const event = parseEvent(json)
+          if (event.seq !== undefined && event.seq > afterSeq) bySeq.set(event.seq, event)
+        }
         if (msg.seq >= (last?.seq ?? 0) || msg.info.pending === 0) break
       }
     } finally {
@@ -153,10 +204,12 @@ export class JetStreamEventLog implements EventLog {
   }
 
   flush(): Promise<void> {
+    this.#sendBatches()
     return this.#publisher.flush()
   }
 
   async close(): Promise<void> {
+    this.#batches.clear()
     this.#publisher.close()
     this.#acknowledged.close()
   }

@@ -39,4 +39,13 @@ describe('session hub - events off the bus', () => {
       [2, 'again'],
     ])
   })
+
+  it('hub - delivers each event of a message that carries several, in order, each with its own text; a malformed line drops only itself', async () => {
+    const lines = ['{"event":"answer","data":"a","session_id":"s1","seq":1}', '{"event":"answer","seq":"two"}', '{"event":"answer","data":"c","session_id":"s1","seq":2}']
+    const heard = await heardOf((bus, subject) => bus.publish(subject, lines.join('\n')))
+    expect(heard.map(({ event, json }) => [event.seq, json])).toEqual([
+      [1, lines[0]],
+      [2, lines[2]],
+    ])
+  })
 })

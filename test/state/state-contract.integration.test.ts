@@ -2,7 +2,7 @@
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { MemoryBus, NatsBus, type Bus } from '../../bus/mod.ts'
-import { emptyStats, subjects, type ServiceEvent } from '../../contract/mod.ts'
+import { emptyStats, splitEvents, subjects, type ServiceEvent } from '../../contract/mod.ts'
 import { openState, RegistryConflictError, StateConfigSchema, type SessionRecord, type State, type StateStore } from '../../state/mod.ts'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
@@ -96,7 +96,7 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
 
     it('events - appended events are read back after a sequence, in order, and delivered live', async () => {
       const live: number[] = []
-      const sub = bus.subscribe(subjects(prefix).events('ev-1'), (msg) => live.push(JSON.parse(msg.data).seq))
+      const sub = bus.subscribe(subjects(prefix).events('ev-1'), (msg) => live.push(...splitEvents(msg.data).map((json) => JSON.parse(json).seq)))
       await bus.flush()
       for (let seq = 1; seq <= 30; seq++) state.events.append(event('ev-1', seq))
       await state.events.flush()
@@ -121,8 +121,11 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       expect((await state.events.read('ev-lost', 2)).map((e) => e.seq)).toEqual([3])
     })
 
-    it('events - only the newest events_per_session are kept', async () => {
-      for (let seq = 1; seq <= 120; seq++) state.events.append(event('ev-cap', seq))
+    it('events - only the newest events_per_session are kept (appended one at a time: each its own message)', async () => {
+      for (let seq = 1; seq <= 120; seq++) {
+        state.events.append(event('ev-cap', seq))
+        await new Promise((resolve) => setImmediate(resolve))
+      }
       await state.events.flush()
       const kept = (await state.events.read('ev-cap', 0)).map((e) => e.seq)
       expect(kept.at(-1)).toBe(120)

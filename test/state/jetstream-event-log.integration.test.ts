@@ -1,0 +1,91 @@
+/** How the JetStream event log puts a session's events into messages (state/jetstream-event-log.ts), against a real nats-server. */
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NatsBus } from '../../bus/mod.ts'
+import { splitEvents, subjects, type ServiceEvent } from '../../contract/mod.ts'
+import { JetStreamEventLog } from '../../state/jetstream-event-log.ts'
+import { streamName } from '../../state/keys.ts'
+import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
+
+const PREFIX = `evlog-${process.pid}`
+const STREAM = streamName(PREFIX, 'events')
+
+function answer(sessionId: string, seq: number, data = `part ${seq}`): ServiceEvent & { session_id: string; seq: number } {
+  return { event: 'answer', data, session_id: sessionId, seq, ts: seq }
+}
+
+describe('JetStreamEventLog', () => {
+  let nats: NatsFixture
+  let bus: NatsBus
+  let jsm: JetStreamManager
+  let log: JetStreamEventLog
+
+  /** The session's stored messages: their Nats-Msg-Id, event sequences and size. */
+  async function stored(sessionId: string) {
+    const subject = subjects(PREFIX).events(sessionId)
+    const messages: { id: string | undefined; seqs: number[]; bytes: number }[] = []
+    for (let seq = 1; ; seq++) {
+      const msg = await jsm.streams.getMessage(STREAM, { seq, next_by_subj: subject })
+      if (!msg) return messages
+      seq = msg.seq
+      messages.push({ id: msg.header.get('Nats-Msg-Id'), seqs: splitEvents(msg.string()).map((json) => JSON.parse(json).seq), bytes: msg.data.length })
+    }
+  }
+
+  beforeAll(async () => {
+    nats = await startNats()
+    bus = await NatsBus.connect(nats.url, { name: 'event-log-test', logger: { warn: () => {} } })
+    jsm = await jetstreamManager(bus.connection)
+    log = await JetStreamEventLog.open(bus.connection, PREFIX, { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 1_000, maxBytes: 256 * 2 ** 20 }, pino({ level: 'silent' }))
+  })
+  afterAll(async () => {
+    await log?.close()
+    await jsm?.streams.delete(STREAM).catch(() => {})
+    await bus?.close()
+    await nats?.stop()
+  })
+
+  it('event log - the events a session appends in one pass go as messages of up to 16, named by their sequences; one alone is a message of its own', async () => {
+    for (let seq = 1; seq <= 40; seq++) log.append(answer('batched', seq))
+    log.append(answer('other', 1))
+    await log.flush()
+    log.append(answer('batched', 41))
+    await log.flush()
+    const subject = subjects(PREFIX).events('batched')
+    expect((await stored('batched')).map(({ id, seqs }) => [id, seqs[0], seqs.at(-1), seqs.length])).toEqual([
+      [`${subject}:1-16`, 1, 16, 16],
+      [`${subject}:17-32`, 17, 32, 16],
+      [`${subject}:33-40`, 33, 40, 8],
+      [`${subject}:41`, 41, 41, 1],
+    ])
+    expect((await stored('other')).map(({ seqs }) => seqs)).toEqual([[1]])
+    expect(await log.lastSeq('batched')).toBe(41)
+    expect((await log.read('batched', 30)).map((event) => event.seq)).toEqual(Array.from({ length: 11 }, (_, i) => 31 + i))
+  })
+
+  it('event log - a batch stays within the server\'s max_payload: large events go in more, smaller messages, every one stored whole', async () => {
+    const maxPayload = bus.connection.info!.max_payload
+    const data = 'x'.repeat(Math.floor(maxPayload / 5))
+    for (let seq = 1; seq <= 10; seq++) log.append(answer('large', seq, data))
+    await log.flush()
+    const messages = await stored('large')
+    expect(messages.length).toBeGreaterThan(1)
+    expect(messages.length).toBeLessThan(10)
+    for (const { bytes } of messages) expect(bytes).toBeLessThanOrEqual(maxPayload)
+    const read = await log.read('large', 0)
+    expect(read.map((event) => [event.seq, (event as { data: string }).data.length])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, data.length]))
+  })
+
+  it('event log - events whose publisher lost the session are not stored, nor batched with those of its new owner', async () => {
+    let ours = true
+    const old = () => ours
+    const owner = () => true
+    log.append(answer('moved', 1), old)
+    log.append(answer('moved', 2), old)
+    ours = false
+    log.append(answer('moved', 3), owner)
+    await log.flush()
+    expect((await stored('moved')).map(({ seqs }) => seqs)).toEqual([[3]])
+  })
+})
