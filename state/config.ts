@@ -10,7 +10,7 @@ export const StateConfigSchema = z.strictObject({
   replicas: z.number().int().min(1).max(5).default(1),
   /** How long events are kept for replay. */
   event_max_age: DurationField('24h'),
-  /** Events kept per session (older ones are dropped first). */
+  /** Events kept per session (older ones are dropped first); on JetStream messages, each of 1–16 events. */
   events_per_session: z.number().int().min(10).default(10_000),
   /** Bytes the event stream may hold in all (-1 = no limit). */
   event_max_bytes: z.number().int().min(-1).default(-1),
