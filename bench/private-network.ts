@@ -24,11 +24,11 @@ const MARK = 'AR_BENCH_PRIVATE_NETWORK'
  */
 export function rerunInPrivateNetwork(): { exitCode: number } | { reason: string } {
   if (process.env[MARK]) return { reason: 'the private network namespace has interfaces other than loopback' }
-  const unshare = process.getuid?.() === 0 ? ['unshare', '--net'] : ['unshare', '--map-root-user', '--net']
-  const probe = spawnSync(unshare[0], [...unshare.slice(1), 'ip', 'link', 'set', 'lo', 'up'], { encoding: 'utf8' })
-  if (probe.error || probe.status !== 0) return { reason: `\`${unshare.join(' ')}\` failed: ${(probe.error?.message ?? probe.stderr).trim()}` }
+  const flags = process.getuid?.() === 0 ? ['--net'] : ['--map-root-user', '--net']
+  const probe = spawnSync('unshare', [...flags, 'ip', 'link', 'set', 'lo', 'up'], { encoding: 'utf8' })
+  if (probe.error || probe.status !== 0) return { reason: `\`unshare ${flags.join(' ')}\` failed: ${(probe.error?.message ?? probe.stderr).trim()}` }
   const script = 'ip link set lo up && exec "$@"'
-  const run = spawnSync(unshare[0], [...unshare.slice(1), 'sh', '-c', script, 'sh', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+  const run = spawnSync('unshare', [...flags, 'sh', '-c', script, 'sh', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     env: { ...process.env, [MARK]: '1' },
   })

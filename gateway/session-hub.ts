@@ -136,7 +136,12 @@ export class SessionHub {
         this.#log.error({ session_id: sessionId, err }, 'dropped a malformed event from the bus')
         continue
       }
-      this.#offer(entry, event, json)
+      try {
+        this.#offer(entry, event, json)
+      } catch (err) {
+        // As the bus does for a message's subscriber: the message's other events still go out.
+        this.#log.error({ session_id: sessionId, seq: event.seq, err }, 'delivering an event failed')
+      }
     }
   }
 

@@ -8,7 +8,7 @@ import { subjects, type Subjects } from '../contract/subjects.ts'
 import type { EventLog } from './event-log.ts'
 import { streamName } from './keys.ts'
 import { fitEvent, messageRoom } from './fit-event.ts'
-import { JetStreamPublisher } from './jetstream-publisher.ts'
+import { JetStreamPublisher, RETRY_HEADER } from './jetstream-publisher.ts'
 import { ReliablePublisher } from './reliable-publisher.ts'
 
 export interface EventStreamSettings {
@@ -40,6 +40,8 @@ interface Pending {
   data: string
   msgID: string
   publishable?: (() => boolean) | undefined
+  /** Times it was sent. */
+  tries: number
 }
 
 /** A session's events appended in this pass, not yet handed to the publisher. */
@@ -85,7 +87,7 @@ export class JetStreamEventLog implements EventLog {
     this.#subjects = subjects(subjectPrefix)
     this.#publisher = new ReliablePublisher<Pending>({
       window: PUBLISH_WINDOW,
-      publish: (item, done) => this.#acknowledged.send(item.subject, item.data, item.msgID, done),
+      publish: (item, done) => this.#acknowledged.send(item.subject, item.data, item.msgID, done, item.tries++ > 0),
       backoffMs: (attempt) => Math.min(2_000, 50 * 2 ** attempt),
       onRetry: (err, waiting) => log.warn({ err, waiting }, 'event publish failed; retrying'),
       // A connection closed for good (its credential expired and was refused on every reconnect, say)
@@ -155,7 +157,7 @@ export class JetStreamEventLog implements EventLog {
   #send({ subject, texts, firstSeq, lastSeq, publishable }: Batch): void {
     // The id the server deduplicates a retried message on: its events' sequences.
     const msgID = firstSeq === lastSeq ? `${subject}:${firstSeq}` : `${subject}:${firstSeq}-${lastSeq}`
-    this.#publisher.push({ subject, data: joinEvents(texts), msgID, publishable })
+    this.#publisher.push({ subject, data: joinEvents(texts), msgID, publishable, tries: 0 })
   }
 
   /** Whether the stream answers direct gets (made before allow_direct was set: not until a gateway updates it). */
@@ -168,22 +170,31 @@ export class JetStreamEventLog implements EventLog {
     return this.#jsm.streams.getMessage(this.#stream, { last_by_subj: subject })
   }
 
-  async lastSeq(sessionId: string): Promise<number> {
+  /**
+   * The session's newest message and, when it tells, the highest sequence stored: the last of its
+   * events. It does not tell when that event is unnumbered (the controller's SANDBOX_* error, a
+   * live-only event) or when the message is a retry, which may have been stored after messages
+   * with later events; the first try of every message goes out in sequence order.
+   */
+  async #newestSeq(subject: string) {
     // getMessage answers null for "no message"; any other failure must not pass for an empty session.
-    const last = await this.#newest(this.#subjects.events(sessionId))
-    if (!last) return 0
-    const seq = parseEvent(splitEvents(last.string()).at(-1)!).seq
+    const message = await this.#newest(subject)
+    if (!message) return { message, seq: 0 }
+    if (message.header?.get(RETRY_HEADER)) return { message, seq: undefined }
+    return { message, seq: parseEvent(splitEvents(message.string()).at(-1)!).seq }
+  }
+
+  async lastSeq(sessionId: string): Promise<number> {
+    const { seq } = await this.#newestSeq(this.#subjects.events(sessionId))
     if (seq !== undefined) return seq
-    // The newest is unnumbered (the controller's SANDBOX_* error, a live-only event): the numbered
-    // ones before it say where the session's sequence stands. Only a takeover after such an event reads them.
+    // The events before it say where the session's sequence stands. Only a takeover after such a message reads them.
     return (await this.read(sessionId, 0)).at(-1)?.seq ?? 0
   }
 
   async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
     const subject = this.#subjects.events(sessionId)
-    const last = await this.#newest(subject)
-    // Nothing after the sequence asked for: no need to read the session's events (an unnumbered newest one says nothing).
-    const lastSeq = last ? parseEvent(splitEvents(last.string()).at(-1)!).seq : 0
+    const { message: last, seq: lastSeq } = await this.#newestSeq(subject)
+    // Nothing after the sequence asked for: no need to read the session's events.
     if (lastSeq !== undefined && lastSeq <= afterSeq) return []
     const consumer = await this.#js.consumers.get(this.#stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All })
     const bySeq = new Map<number, ServiceEvent>()

@@ -12,6 +12,12 @@ interface Waiting {
   done(err?: Error): void
 }
 
+/**
+ * Set on a message sent again after a failed try: it may be stored after messages sent after it
+ * (state/jetstream-event-log.ts reads a subject's newest message with that in mind).
+ */
+export const RETRY_HEADER = 'Ar-Retry'
+
 /** How often acknowledgements older than the timeout are looked for. */
 const SWEEP_MS = 250
 
@@ -33,7 +39,7 @@ export class JetStreamPublisher {
   readonly #waiting = new Map<string, Waiting>()
   #next = 0
   /** Publishes waiting for the end of this event-loop pass (#send). */
-  #outbox: { id: string; subject: string; data: string; msgID: string }[] = []
+  #outbox: { id: string; subject: string; data: string; msgID: string; retry: boolean }[] = []
   #sweep: NodeJS.Timeout | undefined
 
   constructor(nc: NatsConnection, timeoutMs: number) {
@@ -66,12 +72,13 @@ export class JetStreamPublisher {
   /**
    * As publish(), with a callback instead of a promise: the event log sends one per relayed event,
    * and a promise, its reactions and their ticks were a seventh of what the runner allocated for each.
+   * `retry`: a message sent before, marked with RETRY_HEADER.
    */
-  send(subject: string, data: string, msgID: string, done: (err?: Error) => void): void {
+  send(subject: string, data: string, msgID: string, done: (err?: Error) => void, retry = false): void {
     const id = String(this.#next++)
     this.#waiting.set(id, { subject, sentAt: Date.now(), done })
     this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref()
-    this.#outbox.push({ id, subject, data, msgID })
+    this.#outbox.push({ id, subject, data, msgID, retry })
     if (this.#outbox.length === 1) setImmediate(this.#send)
   }
 
@@ -81,9 +88,9 @@ export class JetStreamPublisher {
    * as its slot freed cost a socket write for every few messages (28% of the runner's CPU).
    */
   readonly #send = () => {
-    for (const { id, subject, data, msgID } of this.#outbox.splice(0)) {
+    for (const { id, subject, data, msgID, retry } of this.#outbox.splice(0)) {
       try {
-        this.#nc.publish(subject, data, { reply: `${this.#inbox}.${id}`, headers: new MsgIdHeader(msgID) as unknown as MsgHdrs })
+        this.#nc.publish(subject, data, { reply: `${this.#inbox}.${id}`, headers: new MsgIdHeader(msgID, retry) as unknown as MsgHdrs })
       } catch (err) {
         this.#settle(id)?.done(err as Error)
       }
@@ -162,19 +169,21 @@ export function isPlainAck(data: Uint8Array): boolean {
 }
 
 /**
- * The one header an event's publish carries, encoded as the client's own headers encode
- * (`NATS/1.0\r\nNats-Msg-Id: <id>\r\n\r\n`); the client calls nothing but encode() on a publish's
- * headers. A MsgHdrs per message (its Map, key checks and string building) was a tenth of what
- * the runner allocated per relayed event. The integration test's deduplicated re-send holds the
- * encoding to what the server reads.
+ * The headers an event's publish carries, encoded as the client's own headers encode
+ * (`NATS/1.0\r\nNats-Msg-Id: <id>\r\n\r\n`, and RETRY_HEADER on a retry); the client calls
+ * nothing but encode() on a publish's headers. A MsgHdrs per message (its Map, key checks and
+ * string building) was a tenth of what the runner allocated per relayed event. The integration
+ * test's deduplicated re-send holds the encoding to what the server reads.
  */
 class MsgIdHeader {
   readonly #msgID: string
-  constructor(msgID: string) {
+  readonly #retry: boolean
+  constructor(msgID: string, retry: boolean) {
     this.#msgID = msgID
+    this.#retry = retry
   }
 
   encode(): Uint8Array {
-    return Buffer.from(`NATS/1.0\r\nNats-Msg-Id: ${this.#msgID}\r\n\r\n`)
+    return Buffer.from(`NATS/1.0\r\nNats-Msg-Id: ${this.#msgID}\r\n${this.#retry ? `${RETRY_HEADER}: 1\r\n` : ''}\r\n`)
   }
 }

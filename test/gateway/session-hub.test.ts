@@ -48,4 +48,18 @@ describe('session hub - events off the bus', () => {
       [2, lines[2]],
     ])
   })
+
+  it('hub - a listener that throws on one event of a message still gets the message\'s next ones', async () => {
+    const bus = new MemoryBus()
+    const hub = new SessionHub(bus, PREFIX, pino({ level: 'silent' }))
+    const heard: number[] = []
+    hub.attach('s1', (event) => {
+      if (event.seq === 1) throw new Error('the socket is gone')
+      heard.push(event.seq!)
+    })
+    bus.publish(subjects(PREFIX).events('s1'), ['{"event":"answer","data":"a","session_id":"s1","seq":1}', '{"event":"answer","data":"b","session_id":"s1","seq":2}'].join('\n'))
+    await bus.flush()
+    await bus.close()
+    expect(heard).toEqual([2])
+  })
 })

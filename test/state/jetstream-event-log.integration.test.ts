@@ -3,8 +3,9 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NatsBus } from '../../bus/mod.ts'
-import { splitEvents, subjects, type ServiceEvent } from '../../contract/mod.ts'
+import { joinEvents, splitEvents, subjects, type ServiceEvent } from '../../contract/mod.ts'
 import { JetStreamEventLog } from '../../state/jetstream-event-log.ts'
+import { JetStreamPublisher, RETRY_HEADER } from '../../state/jetstream-publisher.ts'
 import { streamName } from '../../state/keys.ts'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
@@ -26,18 +27,20 @@ describe('JetStreamEventLog', () => {
     const subject = subjects(PREFIX).events(sessionId)
     const messages: { id: string | undefined; seqs: number[]; bytes: number }[] = []
     for (let seq = 1; ; seq++) {
-      const msg = await jsm.streams.getMessage(STREAM, { seq, next_by_subj: subject })
+      const msg = await jsm.direct.getMessage(STREAM, { seq, next_by_subj: subject })
       if (!msg) return messages
       seq = msg.seq
       messages.push({ id: msg.header.get('Nats-Msg-Id'), seqs: splitEvents(msg.string()).map((json) => JSON.parse(json).seq), bytes: msg.data.length })
     }
   }
 
+  const settings = { storage: 'memory' as const, replicas: 1, maxAgeMs: 3_600_000, perSession: 1_000, maxBytes: 256 * 2 ** 20 }
+
   beforeAll(async () => {
     nats = await startNats()
     bus = await NatsBus.connect(nats.url, { name: 'event-log-test', logger: { warn: () => {} } })
     jsm = await jetstreamManager(bus.connection)
-    log = await JetStreamEventLog.open(bus.connection, PREFIX, { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 1_000, maxBytes: 256 * 2 ** 20 }, pino({ level: 'silent' }))
+    log = await JetStreamEventLog.open(bus.connection, PREFIX, settings, pino({ level: 'silent' }))
   })
   afterAll(async () => {
     await log?.close()
@@ -87,5 +90,44 @@ describe('JetStreamEventLog', () => {
     log.append(answer('moved', 3), owner)
     await log.flush()
     expect((await stored('moved')).map(({ seqs }) => seqs)).toEqual([[3]])
+  })
+
+  it('event log - a retry stored after later events does not pass for the newest: the highest sequence and the reads after it still count', async () => {
+    // As a retried message lands: its first try failed, the next message was stored, then the retry.
+    const subject = subjects(PREFIX).events('reordered')
+    const texts = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => JSON.stringify(answer('reordered', from + i)))
+    const publisher = new JetStreamPublisher(bus.connection, 5_000)
+    await publisher.publish(subject, joinEvents(texts(17, 32)), `${subject}:17-32`)
+    await new Promise<void>((resolve, reject) => publisher.send(subject, joinEvents(texts(1, 16)), `${subject}:1-16`, (err) => (err ? reject(err) : resolve()), true))
+    publisher.close()
+    expect((await stored('reordered')).map(({ seqs }) => [seqs[0], seqs.at(-1)])).toEqual([
+      [17, 32],
+      [1, 16],
+    ])
+    expect(await log.lastSeq('reordered')).toBe(32)
+    expect((await log.read('reordered', 20)).map((event) => event.seq)).toEqual(Array.from({ length: 12 }, (_, i) => 21 + i))
+  })
+
+  it('event log - a message sent again after a failed try is marked as a retry; its first try is not', async () => {
+    const prefix = `${PREFIX}-retry`
+    const retrying = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))
+    try {
+      // With no stream the server answers "no responders": the publish fails and is retried until the stream is back.
+      await jsm.streams.delete(streamName(prefix, 'events'))
+      retrying.append(answer('again', 1))
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      await (await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))).close()
+      await retrying.flush()
+      // MsgHdrs.get answers '' for a header the message does not have.
+      const header = async (sessionId: string) => (await jsm.direct.getMessage(streamName(prefix, 'events'), { last_by_subj: subjects(prefix).events(sessionId) }))?.header.get(RETRY_HEADER)
+      expect(await header('again')).toBe('1')
+      expect(await retrying.lastSeq('again')).toBe(1)
+      retrying.append(answer('fresh', 1))
+      await retrying.flush()
+      expect(await header('fresh')).toBe('')
+    } finally {
+      await retrying.close()
+      await jsm.streams.delete(streamName(prefix, 'events')).catch(() => {})
+    }
   })
 })
