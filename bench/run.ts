@@ -21,8 +21,11 @@ import { FAKE_CLI, HOTPLEX_BIN, startDev, startFloor, startHotPlex, startProduct
 
 type Column = 'floor' | 'dev' | 'production' | 'hotplex'
 
-/** Why HotPlex's column stays empty in this run, if it does. */
-function hotPlexMissing(): string | undefined {
+/**
+ * Why HotPlex's column stays empty in this run, if it does. Where the run can move into a
+ * network namespace with loopback only, it runs there instead and this process exits with its code.
+ */
+function whyNoHotPlex(): string | undefined {
   if (!existsSync(HOTPLEX_BIN)) return `no binary at ${HOTPLEX_BIN} (set HOTPLEX_BIN to a hotplexd of v0.10.0, commit c101e6bc)`
   if (onlyLoopback()) return undefined
   const rerun = rerunInPrivateNetwork()
@@ -31,7 +34,7 @@ function hotPlexMissing(): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const skipHotPlex = hotPlexMissing()
+  const skipHotPlex = whyNoHotPlex()
   const began = performance.now()
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-bench-'))
   const log = (line: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(0)} s] ${line}`)
