@@ -32,7 +32,7 @@ function define<const T extends string, S extends z.ZodRawShape>(event: T, shape
   return z.object({ event: z.literal(event), ...Base, ...shape })
 }
 
-/** The WAF rule behind a WAF_BLOCKED error (runner/waf/README.md lists the rules). */
+/** The WAF rule behind a WAF_BLOCKED error (waf/README.md lists the rules). */
 const WafBlock = z.object({
   rule_id: z.string(),
   category: z.string(),

@@ -1,6 +1,6 @@
 import type { Headers } from '../bus/mod.ts'
 import type { Command, ErrorBody, ServiceEvent } from '../contract/mod.ts'
-import type { BlockedTool, WafMatch } from './waf/guard.ts'
+import type { BlockedTool, WafMatch } from '../waf/mod.ts'
 
 /**
  * What the runner reports (observability implements it: metrics, traces, the
@@ -31,7 +31,7 @@ export interface DangerBlock {
   operation: string
 }
 
-/** The report of one WAF block (runner/waf/guard.ts calls its listener with these). */
+/** The report of one WAF block (waf/guard.ts calls its listener with these). */
 export function dangerBlock(match: WafMatch, sessionId: string, tool?: BlockedTool): DangerBlock {
   return {
     session_id: sessionId,

@@ -11,8 +11,8 @@ import { OwnedSessions } from './ownership/owned-sessions.ts'
 import { Placement } from './placement.ts'
 import { Guardian } from './process/guardian.ts'
 import type { SessionSettings } from './session/session.ts'
-import { RunnerWaf } from './waf/guard.ts'
-import type { WafConfig } from './waf/rules.ts'
+import { RunnerWaf } from '../waf/mod.ts'
+import type { WafConfig } from '../waf/mod.ts'
 
 export interface RunnerOptions {
   bus: Bus

@@ -21,6 +21,8 @@ export const LAYERS: Readonly<Record<string, number>> = {
   client: 1,
   bus: 1,
   state: 2,
+  // The WAF: rules, the shell model, the matcher and the tool gate the engines ask; the contract only.
+  waf: 2,
   runner: 3,
   gateway: 3,
   controller: 3,

@@ -1,3 +1,5 @@
+import type { ToolGate } from '../../waf/mod.ts'
+
 /**
  * What the runner needs from an agent CLI, whichever CLI it is. An engine
  * starts one long-lived process per session and turns its output into
@@ -69,29 +71,6 @@ export interface EngineStartOptions {
   controlDir?: { host: string; inside: string } | undefined
   /** Turns the CLI's command line into the one that starts it (the session sandbox); none: run it as it is. */
   wrap?: ((command: string, args: readonly string[]) => { command: string; args: string[]; cwd?: string }) | undefined
-}
-
-/** A tool call the CLI asks about before it runs it. */
-export interface ToolCall {
-  toolName: string
-  input: unknown
-  toolUseId?: string
-  /** The CLI's working directory (globs in a command expand from there). */
-  cwd?: string
-}
-
-/** Whether a tool call may run; a deny's reason is what the agent reads. */
-export type ToolDecision = { decision: 'allow' } | { decision: 'deny'; reason: string }
-
-/**
- * Asked before each tool call, in the runner's process. Anything but an allow
- * (a deny, a throw, a rejected promise, no answer within `timeoutSeconds`)
- * keeps the tool from running.
- */
-export interface ToolGate {
-  check(call: ToolCall): ToolDecision | Promise<ToolDecision>
-  /** How long the CLI waits for an answer before it denies the call. */
-  timeoutSeconds: number
 }
 
 export interface EngineExit {

@@ -3,7 +3,7 @@ import type { SessionRecord, SessionRegistry, Versioned } from '../../state/mod.
 import { isLiveOnly } from '../../contract/mod.ts'
 import { stamp, stampLive, type EventDraft, type LiveEvent, type StampedEvent } from '../event-draft.ts'
 import { Session, type SessionDeps } from '../session/session.ts'
-import type { RunnerWaf } from '../waf/guard.ts'
+import type { RunnerWaf } from '../../waf/mod.ts'
 import { markBusy, markIdle, setQueue } from './record.ts'
 import { RecordWriter } from './record-writer.ts'
 

@@ -6,7 +6,7 @@ import { buildEnv } from '../process/env.ts'
 import type { ProcessGuard } from '../process/guardian.ts'
 import { killProcessGroup, terminateSession } from '../process/terminate.ts'
 import type { SessionSandbox } from '../sandbox-exec/mod.ts'
-import type { ErrorDraft, SessionWaf } from '../waf/guard.ts'
+import type { ErrorDraft, SessionWaf } from '../../waf/mod.ts'
 import type { ProcessFacts } from './retry.ts'
 import type { ActiveTurn } from './turn.ts'
 
@@ -22,7 +22,7 @@ export interface CliProcessDeps {
   sandbox: SessionSandbox
   engineEnv: Record<string, string>
   stopGraceMs: number
-  /** Decides the CLI's tool calls (runner/waf); none means no WAF. */
+  /** Decides the CLI's tool calls (waf); none means no WAF. */
   waf?: SessionWaf | undefined
   /** Ends the session's processes if the runner dies without doing it. */
   guard?: ProcessGuard | undefined

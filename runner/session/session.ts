@@ -19,7 +19,7 @@ import type { EventDraft } from '../event-draft.ts'
 import type { StartedTurn } from '../ownership/record.ts'
 import type { ProcessGuard } from '../process/guardian.ts'
 import { verifySandbox } from '../sandbox.ts'
-import type { SessionWaf } from '../waf/guard.ts'
+import type { SessionWaf } from '../../waf/mod.ts'
 import { CliProcess } from './cli-process.ts'
 import { Conversation } from './conversation.ts'
 import { outputEvent } from './output-events.ts'
@@ -44,7 +44,7 @@ export interface SessionDeps {
   settings: SessionSettings
   emit(draft: EventDraft): void
   log: Logger
-  /** Checks prompts and tool calls (runner/waf); none means no WAF. */
+  /** Checks prompts and tool calls (waf); none means no WAF. */
   waf?: SessionWaf | undefined
   /** Stats the session had before this runner took it (from the registry). */
   initialStats?: Stats | undefined

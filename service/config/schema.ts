@@ -7,7 +7,7 @@ import { LimitsConfigSchema } from '../../gateway/limits/config.ts'
 import { GatewayReadiness, OtelConfigSchema, RunnerHttpPort } from '../../observability/config.ts'
 import { EngineConfigSchema, NamedEngineSchema, resolveEngines } from '../../runner/engine/config.ts'
 import { SandboxConfigSchema } from '../../runner/sandbox-exec/config.ts'
-import { WafConfigSchema } from '../../runner/waf/rules.ts'
+import { WafConfigSchema } from '../../waf/rules.ts'
 import { StateConfigSchema } from '../../state/config.ts'
 
 /**
@@ -111,7 +111,7 @@ export const ConfigSchema = z.strictObject({
   chat: ChatConfigSchema.prefault({}),
   /** The sandbox controller (controller/README.md); read by `agent-runtime controller` only. */
   controller: ControllerConfigSchema.prefault({}),
-  /** The WAF on prompts and tool calls (runner/waf/README.md). */
+  /** The WAF on prompts and tool calls (waf/README.md). */
   waf: WafConfigSchema.prefault({}),
   /** The kernel sandbox around each session's agent CLI (runner/sandbox-exec/). */
   sandbox: SandboxConfigSchema.prefault({}),

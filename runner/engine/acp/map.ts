@@ -17,7 +17,8 @@
  * - anything else (`available_commands_update`, `usage_update`, mode and
  *   config updates): nothing.
  */
-import type { EngineOutput, ToolCall } from '../engine.ts'
+import type { EngineOutput } from '../engine.ts'
+import type { ToolCall } from '../../../waf/mod.ts'
 
 type Obj = Record<string, unknown>
 

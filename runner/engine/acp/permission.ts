@@ -7,7 +7,7 @@
  * ACP's answer carries no reason: the agent tells the model only that the
  * call was rejected; the reason reaches the client through the WAF's report.
  */
-import type { ToolDecision, ToolGate } from '../engine.ts'
+import type { ToolDecision, ToolGate } from '../../../waf/mod.ts'
 import { type AcpToolCall, wafToolCall } from './map.ts'
 
 type Obj = Record<string, unknown>

@@ -18,7 +18,7 @@
  *   and denies. An error answer or one it cannot parse denies only with
  *   `onFailure: "block"` (without it the tool runs), so the runner always sets it.
  */
-import type { ToolCall, ToolDecision } from '../engine.ts'
+import type { ToolCall, ToolDecision } from '../../../waf/mod.ts'
 
 /** The id the runner gives its one PreToolUse callback. */
 export const PRE_TOOL_USE_CALLBACK_ID = 'agent_runtime_waf'

@@ -1,4 +1,4 @@
-import type { ToolDecision, ToolGate } from '../engine.ts'
+import type { ToolDecision, ToolGate } from '../../../waf/mod.ts'
 import { hookAnswerLine, initializeLine, parseControl, uncheckedDecision, unsupportedAnswerLine, type Obj } from './control.ts'
 
 /**

@@ -7,7 +7,8 @@
  * `thread/tokenUsage/updated` (one per model request) → the turn's tokens,
  * `turn/completed` → the turn's one result.
  */
-import type { EngineOutput, ToolCall, TurnResult } from '../engine.ts'
+import type { EngineOutput, TurnResult } from '../engine.ts'
+import type { ToolCall } from '../../../waf/mod.ts'
 
 type Json = Record<string, unknown>
 

@@ -1,4 +1,5 @@
-import type { EngineHandlers, EngineStartOptions, ToolDecision } from '../engine.ts'
+import type { EngineHandlers, EngineStartOptions } from '../engine.ts'
+import type { ToolDecision } from '../../../waf/mod.ts'
 import { CodexTurnMapper, SHELL_TOOL, threadInit, unwrapShell } from './map.ts'
 
 type Message = { id?: number | string; method?: string; params?: unknown; result?: unknown; error?: { message?: string } }

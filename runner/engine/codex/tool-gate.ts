@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
-import type { ToolCall, ToolDecision, ToolGate } from '../engine.ts'
+import type { ToolCall, ToolDecision, ToolGate } from '../../../waf/mod.ts'
 import { hookToolCall } from './map.ts'
 
 /** The hook program Codex runs before every tool call (runner/engine/codex/gate-client.mjs). */

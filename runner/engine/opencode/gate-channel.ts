@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream'
-import type { ToolDecision, ToolGate } from '../engine.ts'
+import type { ToolDecision, ToolGate } from '../../../waf/mod.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { wafToolCall } from './tool-call.ts'
 

@@ -1,9 +1,9 @@
 import path from 'node:path'
-import type { ToolCall } from '../engine.ts'
+import type { ToolCall } from '../../../waf/mod.ts'
 
 /**
  * OpenCode's tools (1.18.33: bash, edit, write, read, glob, grep, webfetch,
- * task, …) as the tool calls the WAF's rules know (runner/waf/tool-call.ts
+ * task, …) as the tool calls the WAF's rules know (waf/tool-call.ts
  * reads Claude Code's names and input keys): the name Claude Code gives the
  * same tool and the inputs renamed (`filePath` → `file_path`, `newString` →
  * `new_string`). A tool not listed keeps its name and input: the WAF reads

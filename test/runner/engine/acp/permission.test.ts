@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ToolGate } from '../../../../runner/engine/engine.ts'
+import type { ToolGate } from '../../../../waf/mod.ts'
 import type { AcpToolCall } from '../../../../runner/engine/acp/map.ts'
 import { decidePermission } from '../../../../runner/engine/acp/permission.ts'
 

@@ -11,7 +11,7 @@ import {
 } from '../../../../runner/engine/claude/control.ts'
 import { parseClaudeLine } from '../../../../runner/engine/claude/parse.ts'
 import { ToolGateSession } from '../../../../runner/engine/claude/tool-gate.ts'
-import type { ToolDecision, ToolGate } from '../../../../runner/engine/engine.ts'
+import type { ToolDecision, ToolGate } from '../../../../waf/mod.ts'
 import { RECORDING } from '../../../fakes/recordings/hook-callbacks.ts'
 
 /** The hook_callback request the real CLI 2.1.330 wrote (from the recording), with the runner's callback id. */

@@ -1,6 +1,6 @@
 import { duplexPair } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import type { ToolCall, ToolGate } from '../../../../runner/engine/engine.ts'
+import type { ToolCall, ToolGate } from '../../../../waf/mod.ts'
 import { answerLine, GateChannel, parseGateLine, type AnnouncedCall } from '../../../../runner/engine/opencode/gate-channel.ts'
 
 /** A channel with the plugin's end in the test's hands. */

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { hostFsView } from '../../../runner/waf/fs-view.ts'
-import { compileRules, inspect } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
+import { hostFsView } from '../../waf/fs-view.ts'
+import { compileRules, inspect } from '../../waf/matcher.ts'
+import { DEFAULT_RULES } from '../../waf/default-rules.ts'
 
 const rules = compileRules(DEFAULT_RULES)
 const dir = mkdtempSync(path.join(os.tmpdir(), 'waf-fs-'))

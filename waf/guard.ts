@@ -1,6 +1,6 @@
 import type { Logger } from 'pino'
-import type { EventOf } from '../../contract/mod.ts'
-import type { ToolCall, ToolDecision, ToolGate } from '../engine/engine.ts'
+import type { EventOf } from '../contract/mod.ts'
+import type { ToolCall, ToolDecision, ToolGate } from './tool-gate.ts'
 import { hostFsView } from './fs-view.ts'
 import { blockReason, compileRules, inspect, inspectToolCall, type CompiledRules, type InspectOptions, type InspectResult, type WafMatch } from './matcher.ts'
 import { resolveRules, type WafConfig } from './rules.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { commandViews, normalizeText } from '../../../../runner/waf/shell/views.ts'
+import { commandViews, normalizeText } from '../../../waf/shell/views.ts'
 
 describe('waf shell views', () => {
   it.each([

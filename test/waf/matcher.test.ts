@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { blockReason, compileRules, DEFAULT_MAX_INSPECT_CHARS, inspect, inspectToolCall, WafRuleError } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
-import type { WafRuleInput } from '../../../runner/waf/rule.ts'
-import { resolveRules, WafConfigSchema } from '../../../runner/waf/rules.ts'
-import type { WafInput } from '../../../runner/waf/tool-call.ts'
+import { blockReason, compileRules, DEFAULT_MAX_INSPECT_CHARS, inspect, inspectToolCall, WafRuleError } from '../../waf/matcher.ts'
+import { DEFAULT_RULES } from '../../waf/default-rules.ts'
+import type { WafRuleInput } from '../../waf/rule.ts'
+import { resolveRules, WafConfigSchema } from '../../waf/rules.ts'
+import type { WafInput } from '../../waf/tool-call.ts'
 
 const rules = compileRules(DEFAULT_RULES)
 const blocking = (text: string, input: WafInput = 'command') =>

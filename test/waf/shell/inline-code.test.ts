@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inlineCodeCommands } from '../../../../runner/waf/shell/inline-code.ts'
+import { inlineCodeCommands } from '../../../waf/shell/inline-code.ts'
 
 describe('waf inline interpreter code', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { instructedCommands, normalizePrompt } from '../../../runner/waf/prompt-commands.ts'
+import { instructedCommands, normalizePrompt } from '../../waf/prompt-commands.ts'
 
 describe('waf prompt commands', () => {
   it.each([

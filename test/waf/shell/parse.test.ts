@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseShell } from '../../../../runner/waf/shell/parse.ts'
-import { renderScript } from '../../../../runner/waf/shell/ast.ts'
-import { commandViews } from '../../../../runner/waf/shell/views.ts'
-import { compileRules, inspect } from '../../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../../runner/waf/default-rules.ts'
+import { parseShell } from '../../../waf/shell/parse.ts'
+import { renderScript } from '../../../waf/shell/ast.ts'
+import { commandViews } from '../../../waf/shell/views.ts'
+import { compileRules, inspect } from '../../../waf/matcher.ts'
+import { DEFAULT_RULES } from '../../../waf/default-rules.ts'
 
 /** Strings made of the characters that matter to a shell, so the parser's corners are reached. */
 const shellish = fc.string({

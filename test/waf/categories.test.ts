@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { compileRules, inspect, type InspectOptions } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
-import type { FsView } from '../../../runner/waf/shell/expand.ts'
+import { compileRules, inspect, type InspectOptions } from '../../waf/matcher.ts'
+import { DEFAULT_RULES } from '../../waf/default-rules.ts'
+import type { FsView } from '../../waf/shell/expand.ts'
 
 /**
  * One table per category of issue 15: what must be blocked (with the rule

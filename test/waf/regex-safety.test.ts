@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { nestedQuantifierProblem } from '../../../runner/waf/regex-safety.ts'
+import { nestedQuantifierProblem } from '../../waf/regex-safety.ts'
 
 describe('waf regex safety', () => {
   it.each([

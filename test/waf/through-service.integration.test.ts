@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startStack, type Stack } from '../../fixtures/stack.ts'
-import { WsClient } from '../../fixtures/ws-client.ts'
+import { startStack, type Stack } from '../fixtures/stack.ts'
+import { WsClient } from '../fixtures/ws-client.ts'
 
 /**
  * The WAF through the whole in-process service with the fake CLI, which asks

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { normalizePath, urlForms } from '../../../runner/waf/locations.ts'
+import { normalizePath, urlForms } from '../../waf/locations.ts'
 
 describe('waf locations', () => {
   it.each([

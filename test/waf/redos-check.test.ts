@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { backtrackingProblem } from '../../../runner/waf/redos-check.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
-import { WafConfigSchema } from '../../../runner/waf/rules.ts'
+import { backtrackingProblem } from '../../waf/redos-check.ts'
+import { DEFAULT_RULES } from '../../waf/default-rules.ts'
+import { WafConfigSchema } from '../../waf/rules.ts'
 
 const rule = (pattern: string) => ({ id: 'custom.slow', pattern, flags: 'm', category: 'custom', description: 'd', applies_to: ['command'] })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { expandBraces, expandPattern, newExpandContext, MAX_WORDS, type FsView } from '../../../../runner/waf/shell/expand.ts'
-import { commandViews } from '../../../../runner/waf/shell/views.ts'
+import { expandBraces, expandPattern, newExpandContext, MAX_WORDS, type FsView } from '../../../waf/shell/expand.ts'
+import { commandViews } from '../../../waf/shell/views.ts'
 
 const TREE: Record<string, string[]> = { '/': ['etc', 'usr', 'tmp'], '/etc': ['passwd', 'shadow', '.hidden'], '/w': ['a.log', 'b.log', 'src'] }
 const fs: FsView = { cwd: '/w', list: (dir) => TREE[dir] }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
-import { WAF_CATEGORIES, WafRuleSchema, type WafRule, type WafRuleInput } from '../../../runner/waf/rule.ts'
-import { resolveRules, WafConfigSchema } from '../../../runner/waf/rules.ts'
+import { DEFAULT_RULES } from '../../waf/default-rules.ts'
+import { WAF_CATEGORIES, WafRuleSchema, type WafRule, type WafRuleInput } from '../../waf/rule.ts'
+import { resolveRules, WafConfigSchema } from '../../waf/rules.ts'
 
 const valid: WafRuleInput = {
   id: 'custom.terraform-destroy',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { excerpt, MAX_EXCERPT_CHARS } from '../../../runner/waf/redact.ts'
+import { excerpt, MAX_EXCERPT_CHARS } from '../../waf/redact.ts'
 
 describe('waf redact', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { compileRules, inspect, inspectToolCall, type InspectResult } from '../../../runner/waf/matcher.ts'
-import { DEFAULT_RULES } from '../../../runner/waf/default-rules.ts'
+import { compileRules, inspect, inspectToolCall, type InspectResult } from '../../waf/matcher.ts'
+import { DEFAULT_RULES } from '../../waf/default-rules.ts'
 
 /**
  * The quality measure of the WAF: every line of corpus/dangerous.txt must be

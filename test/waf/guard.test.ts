@@ -1,7 +1,7 @@
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { RunnerWaf, TOOL_GATE_TIMEOUT_S, type BlockedTool, type ErrorDraft, type WafAttachment, type WafMatch } from '../../../runner/waf/guard.ts'
-import { WafConfigSchema, type WafConfigInput } from '../../../runner/waf/rules.ts'
+import { RunnerWaf, TOOL_GATE_TIMEOUT_S, type BlockedTool, type ErrorDraft, type WafAttachment, type WafMatch } from '../../waf/guard.ts'
+import { WafConfigSchema, type WafConfigInput } from '../../waf/rules.ts'
 
 const log = pino({ level: 'silent' })
 
