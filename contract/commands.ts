@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ErrorBody, ServiceError } from './errors.ts'
 import { RequestId } from './events.ts'
 import { Stats } from './stats.ts'
+import { PendingRequests, SteeringReply } from './steering.ts'
 
 /**
  * Commands the gateway sends a runner (request/reply on the session's command
@@ -69,6 +70,10 @@ export const Commands = {
   version: z.object({ type: z.literal('version'), engine: EngineName.optional(), session_id: SessionId.optional() }),
   /** Is this runner alive (sent to its own subject). */
   ping: z.object({ type: z.literal('ping') }),
+  /** A person's answer to a permission request or question of the session; `by` names who answered. */
+  reply: z.object({ type: z.literal('reply'), session_id: SessionId, deadline: Deadline, reply: SteeringReply, by: z.string().max(200).optional() }),
+  /** The session's permission requests and questions still waiting for a person. */
+  pending: z.object({ type: z.literal('pending'), session_id: SessionId, deadline: Deadline }),
   /** The session's owner seems dead: a live runner takes the session over and ends its lost turn. */
   recover: z.object({ type: z.literal('recover'), session_id: SessionId, deadline: Deadline }),
 }
@@ -81,6 +86,8 @@ export const Command = z.discriminatedUnion('type', [
   Commands.version,
   Commands.ping,
   Commands.recover,
+  Commands.reply,
+  Commands.pending,
 ])
 export type Command = z.output<typeof Command>
 export type CommandOf<T extends Command['type']> = Extract<Command, { type: T }>
@@ -104,6 +111,8 @@ export const Replies = {
   version: z.object({ version: z.string(), engine: z.string(), engine_type: z.string().optional(), engines: z.array(EngineStatus).optional() }),
   ping: z.object({ runner: z.string() }),
   recover: z.object({ recovered: z.boolean() }),
+  reply: z.object({ resolved: z.literal(true) }),
+  pending: PendingRequests,
 } satisfies Record<Command['type'], z.ZodObject>
 export type ReplyOf<T extends Command['type']> = z.output<(typeof Replies)[T]>
 

@@ -24,6 +24,8 @@ export const ErrorCodes = {
   SANDBOX_NOT_READY: { status: 504, summary: 'the sandbox pod did not become ready within controller.pod_ready_timeout' },
   SANDBOX_LOST: { status: 503, summary: 'the sandbox pod of the session was lost (evicted, node gone); the next execute is placed again' },
   NOT_OWNER: { status: 409, summary: 'between gateway and runner: this runner does not own the session (the gateway re-routes)' },
+  PERMISSION_NOT_FOUND: { status: 404, summary: 'the session has no permission request or question with this id waiting (never asked, or asked by a runner that no longer owns the session)' },
+  ALREADY_ANSWERED: { status: 409, summary: 'the permission request or question was settled already (by another client, a rule or its timeout)' },
   WAF_BLOCKED: { status: 403, summary: 'the WAF blocked a prompt or a tool call; `waf` names the rule' },
   UNAUTHORIZED: { status: 401, summary: 'the API key is missing or not one of the configured keys' },
   FORBIDDEN_ORIGIN: { status: 403, summary: 'a browser Origin that is not in SERVICE_ALLOWED_ORIGINS' },

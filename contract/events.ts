@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ErrorBody } from './errors.ts'
 import { Stats } from './stats.ts'
+import { Answers, PermissionDecision, PermissionRequest, QuestionRequest, ResolutionSource } from './steering.ts'
 
 /**
  * The one event registry. A runner publishes these on the session's events
@@ -90,6 +91,26 @@ export const Events = {
     waf: WafBlock.optional(),
     /** Set when one tool call was denied; the turn goes on (see isTurnEnd). */
     tool: z.object({ id: z.string().optional(), name: z.string(), input: z.unknown().optional() }).optional(),
+  }),
+  /** A tool call waits for a person's yes (contract/steering.ts); `data` is its title. */
+  permission_request: define('permission_request', { data: z.string(), permission: PermissionRequest }),
+  /** The agent asks the person; `data` is the first question's text. */
+  question: define('question', { data: z.string(), question: QuestionRequest }),
+  /** A permission request was settled; `by` names who answered when a person did. */
+  permission_resolved: define('permission_resolved', {
+    data: z.string(),
+    permission_id: z.string(),
+    decision: PermissionDecision,
+    source: ResolutionSource,
+    by: z.string().optional(),
+  }),
+  /** A question was answered or rejected (`answers` absent). */
+  question_resolved: define('question_resolved', {
+    data: z.string(),
+    question_id: z.string(),
+    answers: Answers.optional(),
+    source: ResolutionSource,
+    by: z.string().optional(),
   }),
   /**
    * Keep-alive pulse (spec §7) the gateway sends a WebSocket client while a

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { RequestId } from './events.ts'
 import { EngineName, SessionId } from './commands.ts'
+import { Answers, PermissionDecision, SteeringId } from './steering.ts'
 
 /**
  * The last sequence of a session a client saw: it is sent what came after,
@@ -44,6 +45,19 @@ export const ClientFrames = {
     engine: EngineName.optional(),
   }),
   prompt: z.object({ type: z.literal('prompt'), ...Common, content: z.string().min(1, 'content must not be empty') }),
+  /** The answer to a `permission_request`; `message` is what the agent reads on a deny. */
+  permission_reply: z.object({
+    type: z.literal('permission_reply'),
+    ...Common,
+    session_id: SessionId,
+    permission_id: SteeringId,
+    decision: PermissionDecision,
+    message: z.string().max(10_000).optional(),
+  }),
+  /** The answer to a `question`: one list of chosen labels (or free text) per question. */
+  answer: z.object({ type: z.literal('answer'), ...Common, session_id: SessionId, question_id: SteeringId, answers: Answers }),
+  /** Declines to answer a `question`; the agent reads `message`. */
+  reject: z.object({ type: z.literal('reject'), ...Common, session_id: SessionId, question_id: SteeringId, message: z.string().max(10_000).optional() }),
 }
 
 export type ClientFrame = { [K in keyof typeof ClientFrames]: z.output<(typeof ClientFrames)[K]> }[keyof typeof ClientFrames]

@@ -125,7 +125,9 @@ function userMessages(body: any): Message[] {
  * tool_result → `Done. The tool said: …`; `run: CMD` → thinking, text and a Bash
  * tool_use; `run-b64: BASE64` → the same with the decoded command (a command
  * the model writes by itself: the prompt does not spell it); `recall` → the
- * earlier prompts; `slow: MS` → wait, then `slow done`; anything else → `Echo: <prompt>`.
+ * earlier prompts; `slow: MS` → wait, then `slow done`; `ask: QUESTION | A | B`
+ * → an AskUserQuestion tool_use with those options (Claude Code's own tool for
+ * asking the user); anything else → `Echo: <prompt>`.
  */
 export function scriptReply(body: any, nextToolId: () => string): Reply {
   const users = userMessages(body)
@@ -148,6 +150,19 @@ export function scriptReply(body: any, nextToolId: () => string): Reply {
         { type: 'thinking', thinking: 'The user wants me to run a command. I will use Bash.', signature: 'fakesig' },
         { type: 'text', text: 'Let me run a command.' },
         { type: 'tool_use', id: nextToolId(), name: 'Bash', input: { command, description: 'Run command' } },
+      ],
+      stopReason: 'tool_use',
+    }
+  }
+
+  const ask = /ask: (.*)$/m.exec(prompt)
+  if (ask) {
+    const [question = '', ...labels] = (ask[1] ?? '').split('|').map((part) => part.trim())
+    const options = labels.map((label) => ({ label, description: `Choose ${label}` }))
+    return {
+      blocks: [
+        { type: 'text', text: 'I need to ask you something.' },
+        { type: 'tool_use', id: nextToolId(), name: 'AskUserQuestion', input: { questions: [{ question, header: 'Choice', options, multiSelect: false }] } },
       ],
       stopReason: 'tool_use',
     }
