@@ -1,23 +1,15 @@
-import { emptyStats, type RequestId, type Stats } from '../../contract/mod.ts'
+import { emptyStats, type Stats } from '../../contract/mod.ts'
 import type { RecordedTurn, SessionRecord } from '../../state/mod.ts'
+import type { StartedTurn } from '../session/turn.ts'
 
 /**
  * The changes a runner makes to a session's registry record, as pure
- * functions of the record (runner/record-writer.ts applies them in order).
+ * functions of the record (record-writer.ts applies them in order).
  */
 
 /** The record of a session created on this runner (the claim adds the owner). */
 export function newRecord(sessionId: string, cliSessionId: string, now = Date.now()): SessionRecord {
   return { session_id: sessionId, state: 'idle', cli_session_id: cliSessionId, created_at: now, last_active: now, stats: emptyStats() }
-}
-
-/** The turn a record says runs, and what the session it runs in is fixed to. */
-export interface StartedTurn {
-  turnId: string
-  requestId: RequestId | undefined
-  workDir: string | undefined
-  /** The engine the session runs. */
-  engine: string | undefined
 }
 
 /** A turn runs; `queued` are the turns waiting behind it. */

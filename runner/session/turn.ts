@@ -21,6 +21,15 @@ export interface ActiveTurn extends Turn {
   ending?: 'stop' | 'timeout' | undefined
 }
 
+/** The turn a session starts, and what the session it runs in is fixed to (the registry record says so: ownership/record.ts). */
+export interface StartedTurn {
+  turnId: string
+  requestId: RequestId | undefined
+  workDir: string | undefined
+  /** The engine the session runs. */
+  engine: string | undefined
+}
+
 /** A turn as the session record names it. */
 export function recorded(turn: Turn): RecordedTurn {
   return turn.requestId === undefined ? { turn_id: turn.id } : { turn_id: turn.id, request_id: turn.requestId }
