@@ -7,6 +7,7 @@ import { expired, lateBy, pastDeadline } from './deadline.ts'
 import { stamp, type StampedEvent } from './event-draft.ts'
 import { LeaseKeeper } from './lease.ts'
 import { dangerBlock, type RunnerObserver } from './observer.ts'
+import { NotOwnerError } from './ownership/not-owner.ts'
 import { OwnedSessions } from './ownership/owned-sessions.ts'
 import { Placement } from './placement.ts'
 import { Guardian } from './process/guardian.ts'
@@ -159,7 +160,7 @@ export class Runner {
       this.#options.observer?.commandFailed(command, error.toBody())
       if (error.code === 'INTERNAL') this.#options.log.error({ err, command: command.type }, 'command failed')
       // A NOT_OWNER answer names the owner, so the gateway can go there directly.
-      const owner = error.code === 'NOT_OWNER' ? (error.cause as { owner?: string } | undefined)?.owner : undefined
+      const owner = error instanceof NotOwnerError ? error.owner : undefined
       msg.respond(errorReply(error.toBody()), owner ? { [RUNNER_HEADER]: owner } : headers)
     }
   }

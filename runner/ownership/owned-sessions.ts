@@ -4,6 +4,7 @@ import { isRunnerAlive, unfinishedTurns, type RecordedTurn, type SessionRecord, 
 import { cliSessionId } from '../cli-session.ts'
 import { claimSession } from './claim.ts'
 import { FencedSessions } from './fencing.ts'
+import { NotOwnerError } from './not-owner.ts'
 import { OwnedSession, type OwnedSessionDeps } from './owned-session.ts'
 import { markIdle, newRecord } from './record.ts'
 
@@ -153,9 +154,7 @@ export class OwnedSessions {
     const existing = this.#owned.get(sessionId)
     if (existing) return existing
     if (claim.kind === 'absent') return undefined
-    if (claim.kind === 'owned') {
-      throw new ServiceError('NOT_OWNER', `session ${sessionId} is owned by runner ${claim.owner}`, { cause: { owner: claim.owner } })
-    }
+    if (claim.kind === 'owned') throw new NotOwnerError(sessionId, claim.owner)
     // A turn the record says runs, but nothing here runs it: its runner died (or this one
     // restarted under the same id). Either way that turn is over.
     const recorded = claim.record.value
