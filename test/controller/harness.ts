@@ -4,11 +4,13 @@
  * events (whose `release` clears the owner in the registry, as the real
  * adapter's compare-and-set does).
  */
+import type { V1Secret } from '@kubernetes/client-node'
 import pino from 'pino'
 import { Controller } from '../../controller/controller.ts'
 import { ControllerConfigSchema, type ControllerConfigInput } from '../../controller/config.ts'
 import { MemoryDemandSource } from '../../controller/demand.ts'
 import { MemorySessionEvents } from '../../controller/events.ts'
+import type { SessionAssigner } from '../../controller/credentials/assigner.ts'
 import { ClientNodeKubeApi } from '../../controller/kube/client.ts'
 import { kubeConfigFor } from '../../controller/kube/connect.ts'
 import type { ControllerObserver } from '../../controller/observer.ts'
@@ -31,6 +33,18 @@ export class RegistryEvents extends MemorySessionEvents {
   }
 }
 
+/** The fake API server holds no Secrets: the ones the controller creates (per-session credentials) are kept here. */
+class KubeApiKeepingSecrets extends ClientNodeKubeApi {
+  readonly #secrets: V1Secret[]
+  constructor(url: string, secrets: V1Secret[]) {
+    super(kubeConfigFor(url), NAMESPACE)
+    this.#secrets = secrets
+  }
+  override async createSecret(secret: V1Secret): Promise<void> {
+    this.#secrets.push(structuredClone(secret))
+  }
+}
+
 export interface Harness {
   clock: ManualClock
   api: FakeKubeApi
@@ -39,6 +53,8 @@ export interface Harness {
   demand: MemoryDemandSource
   events: RegistryEvents
   controller: Controller
+  /** Secrets the controllers created, in order. */
+  secrets: V1Secret[]
   /** A second replica on the same API, registry and demand. */
   replica(identity: string): Controller
   /** Sandbox pods in the fake, by name. */
@@ -48,7 +64,7 @@ export interface Harness {
 
 const silent = pino({ level: 'silent' })
 
-export async function startHarness(config: ControllerConfigInput = {}, options: { autoReady?: boolean; start?: boolean; identity?: string; observer?: ControllerObserver } = {}): Promise<Harness> {
+export async function startHarness(config: ControllerConfigInput = {}, options: { autoReady?: boolean; start?: boolean; identity?: string; observer?: ControllerObserver; assigner?: SessionAssigner } = {}): Promise<Harness> {
   const clock = new ManualClock()
   const api = await FakeKubeApi.start({ now: () => clock.now() })
   const kubelet = new FakeKubelet(api, NAMESPACE, { autoReady: options.autoReady ?? true, now: () => clock.now() })
@@ -57,8 +73,9 @@ export async function startHarness(config: ControllerConfigInput = {}, options: 
   const events = new RegistryEvents(sessions)
   const parsed = ControllerConfigSchema.parse({ leader_election: { enabled: false }, ...config })
   const controllers: Controller[] = []
+  const secrets: V1Secret[] = []
   const make = (identity: string) => {
-    const c = new Controller({ api: new ClientNodeKubeApi(kubeConfigFor(api.url), NAMESPACE), config: parsed, sessions, demand, events, log: silent, clock, identity, ...(options.observer && { observer: options.observer }) })
+    const c = new Controller({ api: new KubeApiKeepingSecrets(api.url, secrets), config: parsed, sessions, demand, events, log: silent, clock, identity, ...(options.observer && { observer: options.observer }), ...(options.assigner && { assigner: options.assigner }) })
     controllers.push(c)
     return c
   }
@@ -72,6 +89,7 @@ export async function startHarness(config: ControllerConfigInput = {}, options: 
     demand,
     events,
     controller,
+    secrets,
     replica: make,
     pods: () => api.list('pods', NAMESPACE),
     async close() {
