@@ -103,6 +103,10 @@ export const Events = {
     decision: PermissionDecision,
     source: ResolutionSource,
     by: z.string().optional(),
+    /** source `rule`: the rule that decided (`approval_allow`, `approval_deny` or an earlier "allow always"). */
+    rule: z.string().optional(),
+    /** source `rule`: the call the rule decided, which no `permission_request` announced. */
+    tool: z.object({ id: z.string().optional(), name: z.string(), input: z.unknown() }).optional(),
   }),
   /** A question was answered or rejected (`answers` absent). */
   question_resolved: define('question_resolved', {
