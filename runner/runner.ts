@@ -4,9 +4,10 @@ import { Command, errorReply, okReply, RUNNER_HEADER, ServiceError, subjects, to
 import type { State } from '../state/mod.ts'
 import { MarkerStore } from './cli-session.ts'
 import { expired, lateBy, pastDeadline } from './deadline.ts'
-import { stamp, type StampedEvent } from './event-draft.ts'
+import { stamp } from './event-draft.ts'
 import { LeaseKeeper } from './lease.ts'
 import { dangerBlock, type RunnerObserver } from './observer.ts'
+import { EventSink } from './ownership/event-sink.ts'
 import { NotOwnerError } from './ownership/not-owner.ts'
 import { OwnedSessions } from './ownership/owned-sessions.ts'
 import { Placement } from './placement.ts'
@@ -54,6 +55,7 @@ export class Runner {
   readonly #placement: Placement
   readonly #guardian: Guardian
   readonly #waf: RunnerWaf | undefined
+  readonly #events: EventSink
   /** The publish guard of events of no session held here (a stop for an unowned session). */
   readonly #leaseHolds = (): boolean => this.#lease.holds()
   #subscriptions: Subscription[] = []
@@ -69,6 +71,7 @@ export class Runner {
       this.#waf = new RunnerWaf({ config: options.waf, home, onBlock, log: log.child({ component: 'waf' }) })
     }
     this.#guardian = new Guardian(options.settings.stopGraceMs)
+    this.#events = new EventSink({ events: state.events, bus, subjects: this.#subjects, observer })
     this.#lease = new LeaseKeeper({
       leases: state.leases,
       runnerId,
@@ -90,9 +93,7 @@ export class Runner {
       session: { markers: new MarkerStore(options.markerDir), settings: options.settings, log, guard: this.#guardian },
       waf: this.#waf,
       log,
-      publish: (event, publishable) => this.#publish(event, publishable),
-      // Token deltas go straight on the bus, outside the event log: a client that was away gets the whole blocks.
-      publishLive: (event) => bus.publish(this.#subjects.live(event.session_id), JSON.stringify(event), undefined, event),
+      events: this.#events,
       onCountChanged: () => this.#updatePlacement(),
     })
     this.#placement = new Placement(bus, this.#subjects.place, (msg) => void this.#handle(msg))
@@ -203,7 +204,7 @@ export class Runner {
         // Nothing runs anywhere for it, but the client still learns it is stopped.
         const seq = (await this.#options.state.events.lastSeq(sessionId)) + 1
         const stopped = { event: 'stopped' as const, ...(command.reason !== undefined && { data: command.reason }), ...(command.request_id !== undefined && { request_id: command.request_id }) }
-        this.#publish(stamp(stopped, sessionId, seq), this.#leaseHolds)
+        this.#events.append(stamp(stopped, sessionId, seq), this.#leaseHolds)
         return okReply('stop', { stopped: false })
       }
       case 'close': {
@@ -232,11 +233,5 @@ export class Runner {
   /** Joins the placement group while there is room, leaves it when full. */
   #updatePlacement(): void {
     this.#placement.update(this.#options.onlySession === undefined && !this.#sessions.closing && !this.#draining && this.#sessions.size < this.#options.maxSessions)
-  }
-
-  /** `publishable` is asked before each try to store the event (runner/ownership/owned-session.ts). */
-  #publish(event: StampedEvent, publishable: () => boolean): void {
-    this.#options.observer?.event(event)
-    this.#options.state.events.append(event, publishable)
   }
 }

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino'
 import type { SessionRecord, SessionRegistry, Versioned } from '../../state/mod.ts'
 import { isLiveOnly } from '../../contract/mod.ts'
-import { stamp, stampLive, type EventDraft, type LiveEvent, type StampedEvent } from '../event-draft.ts'
+import { stamp, stampLive, type EventDraft } from '../event-draft.ts'
 import { Session, type SessionDeps } from '../session/session.ts'
 import type { RunnerWaf } from '../../waf/mod.ts'
+import type { EventSink } from './event-sink.ts'
 import { markBusy, markIdle, setQueue } from './record.ts'
 import { RecordWriter } from './record-writer.ts'
 
@@ -17,10 +18,8 @@ export interface OwnedSessionDeps {
   log: Logger
   /** Whether the runner's lease surely stands now (runner/lease.ts). */
   leaseHolds(): boolean
-  /** Stores an event; `publishable` is asked before each try. */
-  publish(event: StampedEvent, publishable: () => boolean): void
-  /** Sends a live-only event (a token delta): no sequence, not stored. */
-  publishLive(event: LiveEvent): void
+  /** Where its events go: the event log, live-only ones the bus. */
+  events: EventSink
   /** The idle reaper ended the session's CLI and nothing runs: the runner may hand it back. */
   onReaped(owned: OwnedSession): void
   /** A record write found another owner. */
@@ -74,7 +73,7 @@ export class OwnedSession {
   /** Asked before each try to store one of its events: not once it was dropped here, or the lease may have lapsed. */
   readonly publishable = (): boolean => !this.#dropped && this.#deps.leaseHolds()
 
-  /** Numbers the event and publishes it (a live-only one unnumbered), while the session is this runner's. */
+  /** Numbers the event and stores it (a live-only one goes unnumbered), while the session is this runner's. */
   emit(draft: EventDraft): void {
     // Checked here, not only by the fence timer: a runner thawed after a freeze reads its CLIs' output
     // before its timers run, and another runner may own these sessions by now (holds() fences at once).
@@ -82,10 +81,10 @@ export class OwnedSession {
     // A session taken over by another runner: its sequence is theirs now, and so is telling the clients.
     if (this.#released) return
     if (isLiveOnly(draft)) {
-      if (this.publishable()) this.#deps.publishLive(stampLive(draft, this.id))
+      if (this.publishable()) this.#deps.events.live(stampLive(draft, this.id))
       return
     }
-    this.#deps.publish(stamp(draft, this.id, ++this.#lastSeq), this.publishable)
+    this.#deps.events.append(stamp(draft, this.id, ++this.#lastSeq), this.publishable)
   }
 
   /** The runner gave it up: its events are not this runner's to number any more. */

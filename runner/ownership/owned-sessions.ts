@@ -50,8 +50,7 @@ export class OwnedSessions {
       registry: options.state.registry,
       runnerId: options.runnerId,
       log: options.log,
-      publish: options.publish,
-      publishLive: options.publishLive,
+      events: options.events,
       leaseHolds: () => options.lease.holds(),
       onReaped: (owned) => {
         if (this.#owned.get(owned.id) !== owned) return
