@@ -102,7 +102,7 @@ function toolMatches(ruleTool: string, toolName: string): boolean {
  * at all, `?` one character, `\` makes the next character plain.
  */
 export function patternMatches(pattern: string, subject: { text: string; kind: string }): boolean {
-  if (pattern.endsWith(':*') && !pattern.endsWith('\\:*')) return subject.text.startsWith(unescape(pattern.slice(0, -2)))
+  if (pattern.endsWith(':*') && !pattern.endsWith('\\:*')) return subject.text.startsWith(plainText(pattern.slice(0, -2)))
   return globRegExp(pattern, subject.kind === 'path').test(subject.text)
 }
 
@@ -158,7 +158,7 @@ function escapePattern(text: string): string {
   return text.replace(/[\\*?]/g, (c) => `\\${c}`)
 }
 
-function unescape(text: string): string {
+function plainText(text: string): string {
   return text.replace(/\\(.)/g, '$1')
 }
 
