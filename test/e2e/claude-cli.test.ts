@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { promptOf, startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic-api.ts'
 import { claudeBin, claudeEnv } from '../fixtures/claude-env.ts'
+import { until } from '../fixtures/until.ts'
 
 type Line = { type?: string; subtype?: string; [key: string]: any }
 
@@ -104,15 +105,6 @@ function startCli(args: string[], options: { cwd: string; env: Record<string, st
   return cli
 }
 
-/** Polls until `condition` holds (the fake's state changes outside any stdout line). */
-async function until(condition: () => boolean, timeoutMs = LINE_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
 const isResult = (l: Line) => l.type === 'result'
 const contentOf = (l: Line): any[] => (Array.isArray(l.message?.content) ? l.message.content : [])
 
@@ -171,7 +163,8 @@ describe('claude cli - real CLI against the fake Anthropic API', () => {
     dirs.push(home)
     const cli = startCli(['--session-id', randomUUID()], { cwd: tempDir('claude-cwd-'), env })
     cli.prompt('slow: 5000')
-    await until(() => fake.messageRequests().length === 1)
+    // The fake's state changes outside any stdout line: polled.
+    await until(() => fake.messageRequests().length === 1, 'the fake to receive the streaming request', LINE_TIMEOUT_MS, 10)
 
     const sentAt = Date.now()
     cli.send({ type: 'control_request', request_id: 'r1', request: { subtype: 'interrupt' } })
@@ -183,7 +176,7 @@ describe('claude cli - real CLI against the fake Anthropic API', () => {
     const marker = cli.lines.filter((l) => l.type === 'user').flatMap(contentOf).find((b) => b.type === 'text')
     expect(marker?.text).toBe('[Request interrupted by user]')
     // The CLI dropped the streaming request, and the fake noticed.
-    await until(() => fake.messageRequests()[0]?.disconnected === true, 3000)
+    await until(() => fake.messageRequests()[0]?.disconnected === true, 'the fake to see the request dropped', 3000, 10)
 
     // The process survives the interrupt and runs the next turn.
     const from = cli.lines.length
