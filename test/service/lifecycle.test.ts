@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { Lifecycle } from '../../service/lifecycle.ts'
 import { gracefulShutdown } from '../../service/shutdown.ts'
 import { captureLog } from '../fixtures/chat.ts'
+import { until } from '../fixtures/until.ts'
 
 describe('service lifecycle - draining and running work', () => {
   it('lifecycle - drain flips once and tells every listener once', () => {
@@ -37,12 +38,17 @@ describe('service lifecycle - draining and running work', () => {
   it('shutdown - drains at once, waits for the work to end, then stops', async () => {
     const lifecycle = new Lifecycle()
     let running = 1
-    lifecycle.addWork(() => running)
+    let counted = 0
+    lifecycle.addWork(() => {
+      counted++
+      return running
+    })
     const order: string[] = []
     const { log } = captureLog()
     const done = gracefulShutdown({ lifecycle, graceMs: 10_000, pollMs: 5, log, stop: async () => void order.push('stop') })
     expect(lifecycle.draining).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    // The shutdown counted the running work a few times over (at the start and in its polls), and has not stopped.
+    await until(() => counted >= 5, 'the shutdown to count the running work five times')
     expect(order).toEqual([])
     running = 0
     await expect(done).resolves.toBe(true)
