@@ -14,15 +14,13 @@ import type { ControllerObserver } from './observer.ts'
 import { PodInformer } from './pod-informer.ts'
 import { buildSandboxPod, newPodName, POD_CREDS_KEY, podCredentialsSecret, type PodPurpose } from './pod-spec.ts'
 import { planReconcile } from './reconcile/plan.ts'
-import { ownerIndex, podView, type Action, type DeleteReason, type DemandAnswer, type World } from './reconcile/view.ts'
+import type { Action, DemandAnswer } from './reconcile/view.ts'
 import type { SessionSource } from './sessions.ts'
+import { actionKey } from './actions/key.ts'
+import { buildWorld } from './world/build.ts'
+import { WorldCaches, type Undo } from './world/caches.ts'
+import { PendingDemands } from './world/demands.ts'
 
-/** A created pod the watch has not shown yet is forgotten after this (the next list shows the truth). */
-const INFLIGHT_TTL_MS = 60_000
-/** A demand not answered by then is answered INTERNAL (the gateway may ask again). */
-const DEMAND_TTL_MS = 30_000
-/** How long a session failure or release is remembered, so it is sent once. */
-const REPORTED_TTL_MS = 10 * 60_000
 const MAX_BACKOFF_MS = 30_000
 /** A pod whose runner did not listen for its assignment is passed over this long (it is still starting). */
 const NOT_LISTENING_MS = 500
@@ -81,16 +79,9 @@ export class Controller {
   #cancelWake: (() => void) | undefined
   #wakeAt = Infinity
   #failures = 0
-  readonly #inflight = new Map<string, { purpose: PodPurpose; at: number }>()
-  readonly #changing = new Map<string, string>()
-  readonly #deletedByUs = new Map<string, { reason: DeleteReason; at: number }>()
-  readonly #reported = new Map<string, number>()
-  readonly #demands = new Map<string, { since: number; waiters: ((answer: DemandAnswer) => void)[] }>()
+  readonly #caches = new WorldCaches()
+  readonly #demands = new PendingDemands()
   readonly #background = new Set<Promise<unknown>>()
-  /** Pods being handed a session now (per-session credentials). */
-  readonly #placing = new Set<string>()
-  /** Pods whose runner did not listen for its assignment yet, until when. */
-  readonly #notListening = new Map<string, number>()
   /** Credential renewals of placed pods: pod → its session and the timer. */
   readonly #renewals = new Map<string, { sessionId: string; cancel: () => void }>()
 
@@ -142,7 +133,7 @@ export class Controller {
 
   #podSeen(pod: string | undefined): void {
     // The watch showed the pod (maybe already deleted): it is no longer on its way.
-    if (pod !== undefined) this.#inflight.delete(pod)
+    if (pod !== undefined) this.#caches.seen(pod)
     this.trigger()
   }
 
@@ -168,12 +159,9 @@ export class Controller {
   /** A session without a warm runner asks for a pod of its own. */
   requestPod(demand: Demand): Promise<DemandAnswer> {
     if (!this.#leading) return Promise.resolve({ ok: false, code: 'NOT_LEADER', message: `${this.identity} does not lead` })
-    return new Promise((resolve) => {
-      const pending = this.#demands.get(demand.session_id) ?? { since: this.#o.clock.now(), waiters: [] }
-      pending.waiters.push(resolve)
-      this.#demands.set(demand.session_id, pending)
-      this.trigger()
-    })
+    const answer = this.#demands.wait(demand.session_id, this.#o.clock.now())
+    this.trigger()
+    return answer
   }
 
   async #startLeading(): Promise<void> {
@@ -194,10 +182,8 @@ export class Controller {
     this.#informer.stop()
     this.#cancelWake?.()
     this.#wakeAt = Infinity
-    for (const [, pending] of this.#demands) for (const resolve of pending.waiters) resolve({ ok: false, code: 'NOT_LEADER', message: 'leadership moved; ask again' })
-    this.#demands.clear()
-    this.#inflight.clear()
-    this.#changing.clear()
+    this.#demands.answerAll({ ok: false, code: 'NOT_LEADER', message: 'leadership moved; ask again' })
+    this.#caches.forgetLeadership()
     for (const { cancel } of this.#renewals.values()) cancel()
     this.#renewals.clear()
   }
@@ -224,7 +210,9 @@ export class Controller {
       return
     }
     this.stats.passes++
-    const world = this.#world(sessions, clock.now())
+    const now = clock.now()
+    this.#demands.expire(now)
+    const world = buildWorld({ now, config, pods: this.#informer.pods(), sessions, demands: this.#demands.sessions(), caches: this.#caches, placesSessions: this.#o.assigner !== undefined })
     this.#keepRenewing()
     const plan = planReconcile(world)
     const results = await Promise.all(plan.actions.map((action) => this.#apply(action, world.now)))
@@ -235,56 +223,17 @@ export class Controller {
     this.#wake(next)
   }
 
-  #world(list: Awaited<ReturnType<SessionSource['list']>>, now: number): World {
-    const { config } = this.#o
-    const pods = this.#informer.pods()
-    const names = new Set(pods.map((p) => p.metadata!.name!))
-    for (const [name, { at }] of this.#inflight) if (names.has(name) || now - at > INFLIGHT_TTL_MS) this.#inflight.delete(name)
-    for (const name of this.#deletedByUs.keys()) if (!names.has(name)) this.#deletedByUs.delete(name)
-    for (const name of this.#changing.keys()) if (!names.has(name)) this.#changing.delete(name)
-    for (const [key, at] of this.#reported) if (now - at > REPORTED_TTL_MS) this.#reported.delete(key)
-    for (const [sessionId, pending] of this.#demands) {
-      if (now - pending.since < DEMAND_TTL_MS) continue
-      this.#answer(sessionId, { ok: false, code: 'INTERNAL', message: 'no pod could be made in time' })
-    }
-    const views = pods.map((pod) => {
-      const name = pod.metadata!.name!
-      const changingFrom = this.#changing.get(name)
-      if (changingFrom !== undefined && changingFrom !== pod.metadata?.resourceVersion) this.#changing.delete(name)
-      // A delete older than a resync that the pod outlived (no deletionTimestamp, still listed) is tried again.
-      const deleted = this.#deletedByUs.get(name)
-      return podView(pod, { deletedByUs: deleted !== undefined && now - deleted.at < config.resync_interval, changing: this.#changing.has(name) })
-    })
-    return {
-      now,
-      pool: config.pool,
-      limits: {
-        warmPool: config.warm_pool,
-        maxPods: config.max_pods,
-        readyTimeoutMs: config.pod_ready_timeout,
-        idleTimeoutMs: config.session_idle_timeout,
-        claimTimeoutMs: config.claim_timeout,
-      },
-      pods: views,
-      inflight: [...this.#inflight].map(([name, { purpose }]) => ({ name, purpose })),
-      sessions: new Map(list.map((s) => [s.session_id, s])),
-      owners: ownerIndex(list),
-      demands: [...this.#demands.keys()],
-      deletedByUs: new Map([...this.#deletedByUs].map(([name, { reason }]) => [name, reason])),
-      placesSessions: this.#o.assigner !== undefined,
-      unplaceable: new Set([...this.#placing, ...[...this.#notListening].filter(([, until]) => now < until).map(([name]) => name)]),
-    }
-  }
-
   /** Carries out one action; false when it failed in a way worth a back-off. */
   async #apply(action: Action, now: number): Promise<boolean> {
     const { api } = this.#o
+    /** Takes back the bookkeeping of the action should its API call fail. */
+    let undo: Undo | undefined
     try {
       switch (action.kind) {
         case 'create':
           return await this.#create(action.purpose, now)
         case 'assign': {
-          this.#changing.set(action.pod, action.resourceVersion)
+          undo = this.#caches.changing(action.pod, action.resourceVersion)
           await api.patchPodMetadata(action.pod, action.resourceVersion, {
             labels: { [LABEL.state]: 'assigned', [LABEL.session]: sessionLabelValue(action.sessionId) },
             annotations: { [ANNOTATION.sessionId]: action.sessionId, [ANNOTATION.assignedAt]: String(now), [ANNOTATION.demandFor]: null },
@@ -294,20 +243,19 @@ export class Controller {
           return true
         }
         case 'warm':
-          this.#changing.set(action.pod, action.resourceVersion)
+          undo = this.#caches.changing(action.pod, action.resourceVersion)
           await api.patchPodMetadata(action.pod, action.resourceVersion, { labels: { [LABEL.state]: 'warm' }, annotations: { [ANNOTATION.demandFor]: null } })
           return true
         case 'delete':
-          this.#deletedByUs.set(action.pod, { reason: action.reason, at: now })
+          undo = this.#caches.deleting(action.pod, action.reason, now)
           await api.deletePod(action.pod)
           this.stats.deleted++
           this.#log.info({ pod: action.pod, reason: action.reason }, `pod deleted: ${action.message}`)
           this.#event(action.pod, action.reason, action.message, action.reason === 'Surplus' || action.reason === 'SessionClosed' ? 'Normal' : 'Warning')
           return true
         case 'fail': {
-          const key = `fail:${action.sessionId}:${action.pod}`
-          if (this.#reported.has(key)) return true
-          this.#reported.set(key, now)
+          undo = this.#caches.report(actionKey(action), now)
+          if (undo === undefined) return true
           this.stats.failures++
           this.#log.warn({ session_id: action.sessionId, pod: action.pod, code: action.code }, action.message)
           this.#event(action.pod, action.code, action.message, 'Warning')
@@ -315,9 +263,8 @@ export class Controller {
           return true
         }
         case 'release': {
-          const key = `release:${action.sessionId}:${action.pod}`
-          if (this.#reported.has(key)) return true
-          this.#reported.set(key, now)
+          undo = this.#caches.report(actionKey(action), now)
+          if (undo === undefined) return true
           await this.#o.events.release(action.sessionId, action.pod)
           return true
         }
@@ -328,9 +275,7 @@ export class Controller {
           return await this.#place(action.pod, action.resourceVersion, action.sessionId, now)
       }
     } catch (err) {
-      if (action.kind === 'assign' || action.kind === 'warm') this.#changing.delete(action.pod)
-      if (action.kind === 'delete') this.#deletedByUs.delete(action.pod)
-      if (action.kind === 'fail' || action.kind === 'release') this.#reported.delete(`${action.kind}:${action.sessionId}:${action.pod}`)
+      undo?.()
       if (isConflict(err) || isNotFound(err)) {
         // Stale cache: the watch brings the pod's new version (or its deletion) and triggers the next pass.
         this.stats.conflicts++
@@ -346,7 +291,7 @@ export class Controller {
   async #create(purpose: PodPurpose, now: number): Promise<boolean> {
     const { api, config } = this.#o
     const name = newPodName(config.pool, this.#o.random)
-    this.#inflight.set(name, { purpose, at: now })
+    const forget = this.#caches.created(name, purpose, now)
     const assigner = this.#o.assigner
     const warmCreds = assigner?.warmPod(name)
     const pod: V1Pod = buildSandboxPod({ name, pool: config.pool, namespace: api.namespace, settings: config.sandbox, purpose, credentials: warmCreds && { inboxPrefix: warmCreds.inboxPrefix } })
@@ -368,7 +313,7 @@ export class Controller {
         })
       }
     } catch (err) {
-      this.#inflight.delete(name)
+      forget()
       if (isConflict(err)) {
         this.stats.conflicts++
         this.#dirtyLater()
@@ -391,25 +336,25 @@ export class Controller {
    */
   async #place(pod: string, resourceVersion: string, sessionId: string, now: number): Promise<boolean> {
     const assigner = this.#o.assigner!
-    this.#placing.add(pod)
+    const placed = this.#caches.placing(pod)
     try {
       const started = performance.now()
       const result = await assigner.assign(pod, sessionId)
       if (!result.ok) {
         if (result.reason === 'not-listening') {
-          this.#notListening.set(pod, this.#o.clock.now() + NOT_LISTENING_MS)
+          this.#caches.notListening(pod, this.#o.clock.now() + NOT_LISTENING_MS)
           this.#dirtyLater()
           return true
         }
         // It may hold the credential now, or not: it is not used again.
         this.#log.warn({ pod, session_id: sessionId, reason: result.reason }, `assigning a session failed: ${result.message}`)
-        this.#deletedByUs.set(pod, { reason: 'Unassignable', at: now })
+        this.#caches.deleting(pod, 'Unassignable', now)
         await this.#o.api.deletePod(pod)
         this.stats.deleted++
         this.#dirtyLater()
         return true
       }
-      this.#changing.set(pod, resourceVersion)
+      this.#caches.changing(pod, resourceVersion)
       // The pod serves the session now, whatever the labels say: the gateway may send at once.
       this.#answer(sessionId, { ok: true, pod, created: false, assigned: true })
       this.#renewLater(pod, sessionId, result.expiresAt)
@@ -421,7 +366,7 @@ export class Controller {
       this.stats.assigned++
       return true
     } finally {
-      this.#placing.delete(pod)
+      placed()
     }
   }
 
@@ -465,14 +410,11 @@ export class Controller {
       renewal.cancel()
       this.#renewals.delete(pod)
     }
-    for (const [pod, sessionId] of placed) if (!this.#renewals.has(pod) && !this.#placing.has(pod)) this.#renewLater(pod, sessionId, this.#o.clock.now())
+    for (const [pod, sessionId] of placed) if (!this.#renewals.has(pod) && !this.#caches.isPlacing(pod)) this.#renewLater(pod, sessionId, this.#o.clock.now())
   }
 
   #answer(sessionId: string, answer: DemandAnswer): void {
-    const pending = this.#demands.get(sessionId)
-    if (pending === undefined) return
-    this.#demands.delete(sessionId)
-    for (const resolve of pending.waiters) resolve(answer)
+    this.#demands.answer(sessionId, answer)
   }
 
   /** A Kubernetes Event on the pod, for `kubectl describe`; failures to record it only get logged. */
