@@ -1,6 +1,6 @@
 import os from 'node:os'
 import { randomBytes } from 'node:crypto'
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node'
+import type { V1Pod } from '@kubernetes/client-node'
 import type { Logger } from 'pino'
 import type { Clock } from './clock.ts'
 import type { ControllerConfig } from './config.ts'
@@ -19,13 +19,15 @@ import type { SessionSource } from './sessions.ts'
 import { actionKey } from './actions/key.ts'
 import { buildWorld } from './world/build.ts'
 import { WorldCaches, type Undo } from './world/caches.ts'
+import { Background } from './background.ts'
+import { CredentialRenewals } from './credentials/renewals.ts'
+import { PodEvents } from './pod-events.ts'
+import { newStats, type ControllerStats } from './stats.ts'
 import { PendingDemands } from './world/demands.ts'
 
 const MAX_BACKOFF_MS = 30_000
 /** A pod whose runner did not listen for its assignment is passed over this long (it is still starting). */
 const NOT_LISTENING_MS = 500
-/** A renewal that failed is tried again this soon (the credential it replaces is still valid). */
-const RENEW_RETRY_MS = 1_000
 
 export interface ControllerOptions {
   api: KubeApi
@@ -48,15 +50,7 @@ export interface ControllerOptions {
   assigner?: SessionAssigner | undefined
 }
 
-/** Counters for tests, logs and the benchmark. */
-export interface ControllerStats {
-  passes: number
-  created: number
-  deleted: number
-  assigned: number
-  conflicts: number
-  failures: number
-}
+export type { ControllerStats } from './stats.ts'
 
 /**
  * The sandbox controller: while it leads, it reconciles sandbox pods with the
@@ -69,7 +63,7 @@ export class Controller {
   readonly #elector: LeaderElector | undefined
   readonly #informer: PodInformer
   readonly identity: string
-  readonly stats: ControllerStats = { passes: 0, created: 0, deleted: 0, assigned: 0, conflicts: 0, failures: 0 }
+  readonly stats: ControllerStats = newStats()
 
   #leading = false
   #stopSessions: (() => void) | undefined
@@ -81,15 +75,18 @@ export class Controller {
   #failures = 0
   readonly #caches = new WorldCaches()
   readonly #demands = new PendingDemands()
-  readonly #background = new Set<Promise<unknown>>()
-  /** Credential renewals of placed pods: pod → its session and the timer. */
-  readonly #renewals = new Map<string, { sessionId: string; cancel: () => void }>()
+  readonly #background = new Background()
+  readonly #podEvents: PodEvents
+  /** Per-session credentials: the placed pods' credential renewals. */
+  readonly #renewals: CredentialRenewals | undefined
 
   constructor(options: ControllerOptions) {
     this.#o = options
     this.#log = options.log
     this.identity = options.identity ?? `${os.hostname()}-${randomBytes(3).toString('hex')}`
     this.#informer = new PodInformer({ api: options.api, selector: poolSelector(options.config.pool), clock: options.clock, log: options.log.child({ part: 'informer' }), onChange: (pod) => this.#podSeen(pod) })
+    this.#podEvents = new PodEvents({ api: options.api, clock: options.clock, log: options.log, identity: this.identity, uidOf: (pod) => this.#informer.get(pod)?.metadata?.uid, background: this.#background })
+    this.#renewals = options.assigner && new CredentialRenewals({ assigner: options.assigner, clock: options.clock, log: options.log, background: this.#background })
     const election = options.config.leader_election
     if (election.enabled) {
       this.#elector = new LeaderElector({
@@ -128,7 +125,7 @@ export class Controller {
     await this.#elector?.stop()
     this.#stopLeading()
     await this.#running
-    await Promise.allSettled([...this.#background])
+    await this.#background.settled()
   }
 
   #podSeen(pod: string | undefined): void {
@@ -184,8 +181,7 @@ export class Controller {
     this.#wakeAt = Infinity
     this.#demands.answerAll({ ok: false, code: 'NOT_LEADER', message: 'leadership moved; ask again' })
     this.#caches.forgetLeadership()
-    for (const { cancel } of this.#renewals.values()) cancel()
-    this.#renewals.clear()
+    this.#renewals?.stopAll()
   }
 
   async #loop(): Promise<void> {
@@ -213,7 +209,7 @@ export class Controller {
     const now = clock.now()
     this.#demands.expire(now)
     const world = buildWorld({ now, config, pods: this.#informer.pods(), sessions, demands: this.#demands.sessions(), caches: this.#caches, placesSessions: this.#o.assigner !== undefined })
-    this.#keepRenewing()
+    this.#renewals?.follow(this.#informer.pods(), (pod) => this.#caches.isPlacing(pod))
     const plan = planReconcile(world)
     const results = await Promise.all(plan.actions.map((action) => this.#apply(action, world.now)))
     report(results.filter((ok) => !ok).length)
@@ -251,14 +247,14 @@ export class Controller {
           await api.deletePod(action.pod)
           this.stats.deleted++
           this.#log.info({ pod: action.pod, reason: action.reason }, `pod deleted: ${action.message}`)
-          this.#event(action.pod, action.reason, action.message, action.reason === 'Surplus' || action.reason === 'SessionClosed' ? 'Normal' : 'Warning')
+          this.#podEvents.record(action.pod, action.reason, action.message, action.reason === 'Surplus' || action.reason === 'SessionClosed' ? 'Normal' : 'Warning')
           return true
         case 'fail': {
           undo = this.#caches.report(actionKey(action), now)
           if (undo === undefined) return true
           this.stats.failures++
           this.#log.warn({ session_id: action.sessionId, pod: action.pod, code: action.code }, action.message)
-          this.#event(action.pod, action.code, action.message, 'Warning')
+          this.#podEvents.record(action.pod, action.code, action.message, 'Warning')
           await this.#o.events.fail(action.sessionId, action.code, action.message)
           return true
         }
@@ -357,7 +353,7 @@ export class Controller {
       this.#caches.changing(pod, resourceVersion)
       // The pod serves the session now, whatever the labels say: the gateway may send at once.
       this.#answer(sessionId, { ok: true, pod, created: false, assigned: true })
-      this.#renewLater(pod, sessionId, result.expiresAt)
+      this.#renewals!.renewLater(pod, sessionId, result.expiresAt)
       this.#log.info({ pod, session_id: sessionId, ms: Math.round(performance.now() - started) }, 'session placed on its pod with its own credential')
       await this.#o.api.patchPodMetadata(pod, resourceVersion, {
         labels: { [LABEL.state]: 'assigned', [LABEL.session]: sessionLabelValue(sessionId) },
@@ -370,73 +366,8 @@ export class Controller {
     }
   }
 
-  /** Renews a placed pod's credential after two thirds of its life; a failed renewal is tried again soon. */
-  #renewLater(pod: string, sessionId: string, expiresAt: number): void {
-    this.#renewals.get(pod)?.cancel()
-    const ttl = this.#o.assigner!.ttlMs
-    const at = Math.max(this.#o.clock.now(), expiresAt - ttl / 3)
-    const cancel = this.#o.clock.after(at - this.#o.clock.now(), () => {
-      const renewed = this.#o.assigner!.assign(pod, sessionId).then(
-        (result) => {
-          if (this.#renewals.get(pod)?.cancel !== cancel) return
-          if (result.ok) return this.#renewLater(pod, sessionId, result.expiresAt)
-          this.#log.warn({ pod, session_id: sessionId, reason: result.reason }, 'renewing a session credential failed; trying again')
-          this.#renewLater(pod, sessionId, this.#o.clock.now() + RENEW_RETRY_MS + ttl / 3)
-        },
-        (err: unknown) => this.#log.warn({ err, pod }, 'renewing a session credential failed'),
-      )
-      this.#background.add(renewed)
-      void renewed.finally(() => this.#background.delete(renewed))
-    })
-    this.#renewals.set(pod, { sessionId, cancel })
-  }
-
-  /**
-   * Renewals follow the placed pods: a pod gone has none; a placed pod without one (a new leader
-   * does not know when its credential expires) gets a fresh credential now.
-   */
-  #keepRenewing(): void {
-    if (this.#o.assigner === undefined) return
-    const placed = new Map<string, string>()
-    for (const pod of this.#informer.pods()) {
-      const sessionId = pod.metadata?.annotations?.[ANNOTATION.sessionId]
-      if (sessionId !== undefined && pod.metadata?.deletionTimestamp == null && pod.status?.phase === 'Running') placed.set(pod.metadata!.name!, sessionId)
-    }
-    for (const [pod, renewal] of this.#renewals) {
-      const seen = this.#informer.get(pod)
-      const labelled = seen?.metadata?.annotations?.[ANNOTATION.sessionId]
-      // Just placed: the cache may not show its labels yet.
-      if (seen !== undefined && seen.metadata?.deletionTimestamp == null && (labelled === undefined || labelled === renewal.sessionId)) continue
-      renewal.cancel()
-      this.#renewals.delete(pod)
-    }
-    for (const [pod, sessionId] of placed) if (!this.#renewals.has(pod) && !this.#caches.isPlacing(pod)) this.#renewLater(pod, sessionId, this.#o.clock.now())
-  }
-
   #answer(sessionId: string, answer: DemandAnswer): void {
     this.#demands.answer(sessionId, answer)
-  }
-
-  /** A Kubernetes Event on the pod, for `kubectl describe`; failures to record it only get logged. */
-  #event(pod: string, reason: string, message: string, type: 'Normal' | 'Warning'): void {
-    const { api, clock } = this.#o
-    const at = new Date(clock.now())
-    const event: CoreV1Event = {
-      metadata: { name: `${pod}.${randomBytes(6).toString('hex')}`, namespace: api.namespace, labels: { [LABEL.managedBy]: MANAGED_BY } },
-      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod, namespace: api.namespace, uid: this.#informer.get(pod)?.metadata?.uid },
-      reason,
-      message,
-      type,
-      source: { component: MANAGED_BY },
-      reportingComponent: MANAGED_BY,
-      reportingInstance: this.identity,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      count: 1,
-    }
-    const sent = api.createEvent(event).catch((err: unknown) => this.#log.debug({ err }, 'recording an event failed'))
-    this.#background.add(sent)
-    void sent.finally(() => this.#background.delete(sent))
   }
 
   /** Another pass after the current one (a conflict: the cache catches up first). */

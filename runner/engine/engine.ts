@@ -58,7 +58,12 @@ export interface EngineStartOptions {
   conversationId?: string | undefined
   /** Continue the CLI's stored conversation instead of starting it. */
   resume: boolean
-  appendSystemPrompt?: string
+  /**
+   * The conversation's instructions (its system prompt): a new conversation
+   * starts with them, a resumed one has them already (prompt.ts); a turn that
+   * asks for others carries them in its prompt.
+   */
+  instructions?: string | undefined
   /** The full environment of the process (nothing else is inherited). */
   env: Record<string, string>
   /** Decides every tool call before the CLI runs it (the WAF); none: the CLI's own rules only. */
@@ -83,8 +88,11 @@ export interface EngineExit {
 /** A running agent CLI process. */
 export interface EngineProcess {
   readonly pid: number
-  /** Starts one user turn. */
-  send(prompt: string): void
+  /**
+   * Starts one user turn. `instructions`: the ones the turn asks for; when they
+   * differ from the conversation's, the engine sends them with the prompt (TurnPrompts in prompt.ts).
+   */
+  send(prompt: string, instructions?: string | undefined): void
   /** Asks the CLI to end the running turn without exiting. */
   interrupt(): void
   /** Closes stdin: the CLI finishes and exits. */

@@ -21,8 +21,8 @@ export interface TurnProcess {
   stop(): void
 }
 
-/** Starts a turn's process for a prompt; rejects (ENGINE_START_FAILED) when it cannot start. */
-export type StartTurn = (prompt: string) => Promise<TurnProcess>
+/** Starts a turn's process for a prompt and the instructions it asks for; rejects (ENGINE_START_FAILED) when it cannot start. */
+export type StartTurn = (prompt: string, instructions: string | undefined) => Promise<TurnProcess>
 
 /** A failed turn's result, for a turn whose process gave none of its own. */
 export function failedTurn(why: string, extra: Partial<TurnResult> = {}): TurnResult {
@@ -47,7 +47,7 @@ export class PerTurnProcess implements EngineProcess {
   readonly exited: Promise<EngineExit>
   readonly #startTurn: StartTurn
   readonly #handlers: EngineHandlers
-  readonly #queue: string[] = []
+  readonly #queue: { prompt: string; instructions: string | undefined }[] = []
   readonly #exit = Promise.withResolvers<EngineExit>()
   /** The running turn (its process once started); undefined between turns. */
   #turn: { process?: TurnProcess; interrupted?: true } | undefined
@@ -68,12 +68,12 @@ export class PerTurnProcess implements EngineProcess {
     return this.#turn?.process?.pid ?? this.#lastPid
   }
 
-  send(prompt: string): void {
+  send(prompt: string, instructions?: string | undefined): void {
     if (this.#ending) {
       this.#handlers.onOutput({ kind: 'result', result: failedTurn('the engine was asked to finish; no new turn starts') })
       return
     }
-    this.#queue.push(prompt)
+    this.#queue.push({ prompt, instructions })
     if (!this.#turn) void this.#next()
   }
 
@@ -92,8 +92,8 @@ export class PerTurnProcess implements EngineProcess {
   }
 
   async #next(): Promise<void> {
-    const prompt = this.#queue.shift()
-    if (prompt === undefined) {
+    const next = this.#queue.shift()
+    if (next === undefined) {
       if (this.#ending) this.#exit.resolve(this.#lastExit)
       return
     }
@@ -101,7 +101,7 @@ export class PerTurnProcess implements EngineProcess {
     this.#turn = turn
     let result: TurnResult
     try {
-      const child = await this.#startTurn(prompt)
+      const child = await this.#startTurn(next.prompt, next.instructions)
       turn.process = child
       this.#lastPid = child.pid
       if (turn.interrupted) child.stop()

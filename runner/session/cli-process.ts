@@ -38,7 +38,7 @@ export interface CliStart {
   workDir: string
   /** Continue the CLI's stored conversation (--resume) instead of starting it. */
   resume: boolean
-  /** The conversation's system prompt (appended when the conversation is new). */
+  /** The conversation's instructions (EngineStartOptions.instructions). */
   instructions: string | undefined
   /** The turn it is started for. */
   serving: ActiveTurn
@@ -65,8 +65,6 @@ export class CliProcess implements ProcessFacts {
   serving: ActiveTurn
   /** The first stderr lines, to tell why a CLI refused to start. */
   readonly stderr: string[] = []
-  /** The system prompt its conversation has. */
-  instructions: string | undefined
   readonly #deps: CliProcessDeps
   readonly #sessionId: string
   /** Resolves when the CLI printed the result of an interrupted turn. */
@@ -79,7 +77,6 @@ export class CliProcess implements ProcessFacts {
     this.tag = tag
     this.resumed = start.resume
     this.serving = start.serving
-    this.instructions = start.instructions
   }
 
   /** Starts the CLI; rejects (ENGINE_START_FAILED or the sandbox's error) when it cannot. */
@@ -105,7 +102,7 @@ export class CliProcess implements ProcessFacts {
           wrap: launch.wrap,
           controlDir: launch.controlDir,
           toolGate: waf?.gate,
-          ...(!resume && instructions !== undefined && { appendSystemPrompt: instructions }),
+          instructions,
         },
         {
           // The engine reports nothing before start() resolved: `cli` is set by then.
@@ -135,11 +132,11 @@ export class CliProcess implements ProcessFacts {
     return cli
   }
 
-  /** Writes a turn's prompt. */
-  send(turn: ActiveTurn, text: string): void {
+  /** Gives the CLI a turn: its prompt and the instructions it asks for. */
+  send(turn: ActiveTurn): void {
     this.heardSinceSend = false
     this.serving = turn
-    this.engine.send(text)
+    this.engine.send(turn.prompt, turn.instructions)
   }
 
   /** The CLI printed something. */

@@ -213,15 +213,9 @@ export class Session {
       }
       if (this.#turn !== turn || turn.ending) return // stopped while starting; stop ends the process
     }
-    let text = turn.prompt
-    if (turn.instructions !== undefined && turn.instructions !== running.instructions) {
-      // The system prompt is fixed when the CLI starts; later changes travel with the turn.
-      text = `<instructions>\n${turn.instructions}\n</instructions>\n\n${turn.prompt}`
-      running.instructions = turn.instructions
-    }
     const { turnTimeoutMs } = this.#deps.settings
     if (turnTimeoutMs > 0) turn.timer = setTimeout(() => void this.#timeOut(turn), turnTimeoutMs)
-    running.send(turn, text)
+    running.send(turn)
   }
 
   async #spawn(turn: ActiveTurn): Promise<CliProcess> {

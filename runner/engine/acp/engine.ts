@@ -3,6 +3,7 @@ import { killProcessGroup } from '../../process/terminate.ts'
 import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
+import { startInstructions, TurnPrompts } from '../prompt.ts'
 import { SessionUpdateMapper } from './map.ts'
 import { decidePermission } from './permission.ts'
 import { methodNotFound, RpcError, RpcPeer } from './rpc.ts'
@@ -145,14 +146,16 @@ export class AcpEngine implements Engine {
     const exited: Promise<EngineExit> = child.then((result) => ({ code: result.exitCode ?? null, signal: result.signal ?? null }))
     let stopTimer: NodeJS.Timeout | undefined
     void exited.then(() => clearTimeout(stopTimer))
+    const prompts = new TurnPrompts(options.instructions)
 
     return {
       pid,
-      send: (prompt) => {
+      send: (prompt, instructions) => {
+        const text = prompts.text(prompt, instructions)
         turn = { startedAt: Date.now(), cancelled: false, text: '' }
         session
           // A turn stopped before the session was open never reaches the agent.
-          .then((opened) => (turn?.cancelled ? { stopReason: 'cancelled' } : rpc.request('session/prompt', { sessionId: opened.sessionId, prompt: [{ type: 'text', text: prompt }] })))
+          .then((opened) => (turn?.cancelled ? { stopReason: 'cancelled' } : rpc.request('session/prompt', { sessionId: opened.sessionId, prompt: [{ type: 'text', text }] })))
           .then(
             (response) => endTurn({ response }),
             (err: unknown) => {
@@ -198,11 +201,12 @@ export class AcpEngine implements Engine {
       })
       return { sessionId: options.conversationId, ...(version !== undefined && { version }) }
     }
+    const instructions = startInstructions(options)
     const opened = await rpc.request('session/new', {
       cwd: options.cwd,
       mcpServers: [],
       // claude-code-acp appends this to its system prompt; the others ignore `_meta`.
-      ...(options.appendSystemPrompt !== undefined && { _meta: { systemPrompt: { append: options.appendSystemPrompt } } }),
+      ...(instructions !== undefined && { _meta: { systemPrompt: { append: instructions } } }),
     })
     if (!isObj(opened) || typeof opened.sessionId !== 'string') throw new Error('session/new answered no sessionId')
     return { sessionId: opened.sessionId, ...(version !== undefined && { version }) }

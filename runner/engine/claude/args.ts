@@ -1,4 +1,5 @@
 import type { EngineStartOptions } from '../engine.ts'
+import { startInstructions } from '../prompt.ts'
 
 /** The parts of the engine config that shape the CLI's command line. */
 export interface ClaudeArgsConfig {
@@ -15,7 +16,7 @@ export interface ClaudeArgsConfig {
  * The command line of a long-lived headless Claude Code process: stream-json
  * in and out, one conversation id, permissions and tools from config.
  */
-export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'appendSystemPrompt'>): string[] {
+export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'instructions'>): string[] {
   const args = [
     ...config.args,
     '-p',
@@ -33,7 +34,8 @@ export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOp
   if (config.disallowed_tools.length > 0) args.push('--disallowedTools', ...config.disallowed_tools)
   args.push('--permission-mode', config.permission_mode)
   if (config.model !== undefined) args.push('--model', config.model)
-  if (options.appendSystemPrompt) args.push('--append-system-prompt', options.appendSystemPrompt)
+  const instructions = startInstructions(options)
+  if (instructions) args.push('--append-system-prompt', instructions)
   return args
 }
 

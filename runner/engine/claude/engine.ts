@@ -2,6 +2,7 @@ import { killProcessGroup } from '../../process/terminate.ts'
 import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
+import { TurnPrompts } from '../prompt.ts'
 import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
 import type { Obj } from './control.ts'
 import { ToolGateSession } from './tool-gate.ts'
@@ -66,10 +67,11 @@ export class ClaudeEngine implements Engine {
       signal: result.signal ?? null,
       ...(conversationInUse && { conversationInUse: true }),
     }))
+    const prompts = new TurnPrompts(options.instructions)
     let interrupts = 0
     return {
       pid: child.pid,
-      send: (prompt) => command(userLine(prompt)),
+      send: (prompt, instructions) => command(userLine(prompts.text(prompt, instructions))),
       interrupt: () => command(interruptLine(`interrupt-${++interrupts}`)),
       endInput: () => child.stdin.end(),
       exited,

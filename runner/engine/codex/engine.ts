@@ -7,6 +7,7 @@ import { CliVersion, spawnCli } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import type { ToolGate } from '../../../waf/mod.ts'
 import { LineSplitter } from '../line-splitter.ts'
+import { TurnPrompts } from '../prompt.ts'
 import { codexArgs, type CodexArgsConfig } from './args.ts'
 import { AppServerSession } from './session.ts'
 import { CodexToolGate } from './tool-gate.ts'
@@ -75,9 +76,10 @@ export class CodexEngine implements Engine {
       return { code: result.exitCode ?? null, signal: result.signal ?? null }
     })
     session.begin()
+    const prompts = new TurnPrompts(options.instructions)
     return {
       pid,
-      send: (prompt) => session.send(prompt),
+      send: (prompt, instructions) => session.send(prompts.text(prompt, instructions)),
       interrupt: () => session.interrupt(),
       endInput: () => child.stdin.end(),
       exited,

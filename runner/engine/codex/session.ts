@@ -1,4 +1,5 @@
 import type { EngineHandlers, EngineStartOptions } from '../engine.ts'
+import { startInstructions } from '../prompt.ts'
 import type { ToolDecision } from '../../../waf/mod.ts'
 import { CodexTurnMapper, SHELL_TOOL, threadInit, unwrapShell } from './map.ts'
 
@@ -37,7 +38,8 @@ export class AppServerSession {
       if (reply.error) return this.#break(`initialize failed: ${reply.error.message ?? 'no reason given'}`, false)
       this.#write({ method: 'initialized' })
       // Hooks from config (the runner's tool gate) run only when trusted; the runner wrote them itself.
-      const common = { cwd: this.#options.cwd, config: { bypass_hook_trust: true }, ...(this.#options.appendSystemPrompt && { developerInstructions: this.#options.appendSystemPrompt }) }
+      const instructions = startInstructions(this.#options)
+      const common = { cwd: this.#options.cwd, config: { bypass_hook_trust: true }, ...(instructions && { developerInstructions: instructions }) }
       const resume = this.#options.resume && this.#options.conversationId !== undefined
       const [method, params] = resume ? ['thread/resume', { ...common, threadId: this.#options.conversationId }] : ['thread/start', common]
       this.#request(method, params, (started) => {

@@ -7,6 +7,7 @@ import { CliVersion } from '../cli.ts'
 import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { LineSplitter } from '../line-splitter.ts'
 import { failedTurn, PerTurnProcess, type TurnProcess } from '../per-turn-process.ts'
+import { TurnPrompts } from '../prompt.ts'
 import { GATE_FD, runArgs, turnEnv, type OpenCodeArgsConfig } from './args.ts'
 import { GateChannel } from './gate-channel.ts'
 import { OpenCodeTurnMapper } from './map.ts'
@@ -52,14 +53,10 @@ export class OpenCodeEngine implements Engine {
     // Checked now, so a bad configuration fails the start rather than each turn.
     turnEnv(options.env)
     let sessionId = options.resume ? options.conversationId : undefined
-    let firstTurn = true
-    const startTurn = (prompt: string): Promise<TurnProcess> => {
-      let text = prompt
-      if (firstTurn && !options.resume && options.appendSystemPrompt !== undefined) {
-        // `opencode run` takes no system prompt: it travels with the conversation's first prompt.
-        text = `<instructions>\n${options.appendSystemPrompt}\n</instructions>\n\n${prompt}`
-      }
-      firstTurn = false
+    // `opencode run` takes no system prompt: a new conversation has none, and its first turn's instructions travel with its prompt.
+    const prompts = new TurnPrompts(options.resume ? options.instructions : undefined)
+    const startTurn = (prompt: string, instructions: string | undefined): Promise<TurnProcess> => {
+      const text = prompts.text(prompt, instructions)
       // Resumed without the CLI's id: the newest conversation in this HOME (the session's own).
       const resumeLatest = options.resume && sessionId === undefined
       return this.#startTurn(options, handlers, text, sessionId, resumeLatest, (id) => {

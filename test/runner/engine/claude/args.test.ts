@@ -12,9 +12,10 @@ describe('claude args', () => {
     [
       'tools, model, system prompt and extra args',
       { ...base, args: ['cli.js'], allowed_tools: ['Bash(git:*)', 'Read'], disallowed_tools: ['WebFetch'], model: 'opus', permission_mode: 'acceptEdits' },
-      { cliSessionId: 'U', resume: false, appendSystemPrompt: 'be brief' },
+      { cliSessionId: 'U', resume: false, instructions: 'be brief' },
       ['cli.js', ...STREAM, '--session-id', 'U', '--allowedTools', 'Bash(git:*)', 'Read', '--disallowedTools', 'WebFetch', '--permission-mode', 'acceptEdits', '--model', 'opus', '--append-system-prompt', 'be brief'],
     ],
+    ['a resumed one keeps the system prompt it has', base, { cliSessionId: 'U', resume: true, instructions: 'be brief' }, [...STREAM, '--resume', 'U', '--permission-mode', 'bypassPermissions']],
     ['partial messages switched off: whole blocks only', { ...base, partial_messages: false }, { cliSessionId: 'U', resume: false }, [...WHOLE_BLOCKS, '--session-id', 'U', '--permission-mode', 'bypassPermissions']],
   ])('args - %s', (_name, config, options, expected) => {
     expect(claudeArgs(config, options)).toEqual(expected)
