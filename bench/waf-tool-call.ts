@@ -46,7 +46,7 @@ export function measureGateMicros(): number {
   const line = JSON.stringify({ ...request, request: { ...request.request, callback_id: PRE_TOOL_USE_CALLBACK_ID, input: { ...request.request.input, tool_input: { command: 'echo hi', description: 'Run command' } } } })
   const waf = new RunnerWaf({ config: WafConfigSchema.parse({}), log: pino({ level: 'silent' }) })
   let answers = 0
-  const gate = new ToolGateSession(waf.forSession('bench').attach(() => {}).gate, () => answers++, () => {})
+  const gate = new ToolGateSession({ gate: waf.forSession('bench').attach(() => {}).gate }, () => answers++, () => {})
   const rounds: number[] = []
   for (let round = 0; round < 5; round++) {
     const t0 = performance.now()

@@ -41,7 +41,7 @@ export class ClaudeEngine implements Engine {
       child.stdin.end()
       killProcessGroup(pid)
     }
-    const gate = options.toolGate ? new ToolGateSession(options.toolGate, write, refused) : undefined
+    const gate = options.toolGate ? new ToolGateSession({ gate: options.toolGate }, write, refused) : undefined
     // Prompts and interrupts wait until the CLI took the tool gate: no turn runs in a CLI that would run tools unchecked.
     const command = gate ? (line: string) => gate.afterInitialize(line) : write
     const onControl = gate && ((message: Obj) => gate.handle(message))

@@ -58,8 +58,14 @@ describe('claude control - protocol mapping', () => {
     { name: 'initialize success without hooks applied', line: { type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: {} } }, out: { kind: 'initialized', ok: false, error: 'it did not report hooks_applied' } },
     { name: 'initialize error', line: { type: 'control_response', response: { subtype: 'error', request_id: INITIALIZE_REQUEST_ID, error: 'nope' } }, out: { kind: 'initialized', ok: false, error: 'nope' } },
     { name: 'an interrupt answer', line: { type: 'control_response', response: { subtype: 'success', request_id: 'interrupt-1', response: {} } }, out: { kind: 'other' } },
-    { name: 'a cancel request', line: { type: 'control_cancel_request', request_id: 'x' }, out: { kind: 'other' } },
-    { name: 'a permission request', line: { type: 'control_request', request_id: 'r9', request: { subtype: 'can_use_tool' } }, out: { kind: 'unsupported_request', requestId: 'r9', subtype: 'can_use_tool' } },
+    { name: 'a cancel request', line: { type: 'control_cancel_request', request_id: 'x' }, out: { kind: 'cancel', requestId: 'x' } },
+    { name: 'a cancel request without an id', line: { type: 'control_cancel_request' }, out: { kind: 'other' } },
+    { name: 'a permission request with nothing in it', line: { type: 'control_request', request_id: 'r9', request: { subtype: 'can_use_tool' } }, out: { kind: 'can_use_tool', requestId: 'r9', call: { toolName: '', input: {} } } },
+    {
+      name: 'an AskUserQuestion with malformed questions is a permission request',
+      line: { type: 'control_request', request_id: 'r8', request: { subtype: 'can_use_tool', tool_name: 'AskUserQuestion', input: { questions: 'x' } } },
+      out: { kind: 'can_use_tool', requestId: 'r8', call: { toolName: 'AskUserQuestion', input: { questions: 'x' } } },
+    },
     { name: 'a request without an id', line: { type: 'control_request', request: { subtype: 'hook_callback' } }, out: undefined },
   ])('parse - $name', ({ line, out }) => {
     expect(parseControl(line)).toEqual(out)
@@ -108,7 +114,7 @@ describe('claude control - the tool gate of one CLI process', () => {
   const session = (check: ToolGate['check']) => {
     const written: string[] = []
     const refused: string[] = []
-    const gate = new ToolGateSession({ check, timeoutSeconds: 7 }, (line) => written.push(line), (why) => refused.push(why))
+    const gate = new ToolGateSession({ gate: { check, timeoutSeconds: 7 } }, (line) => written.push(line), (why) => refused.push(why))
     return { gate, written, refused }
   }
 
