@@ -21,11 +21,11 @@ import { buildWorld } from './world/build.ts'
 import { WorldCaches, type Undo } from './world/caches.ts'
 import { Background } from './background.ts'
 import { CredentialRenewals } from './credentials/renewals.ts'
+import { PassLoop } from './passes.ts'
 import { PodEvents } from './pod-events.ts'
 import { newStats, type ControllerStats } from './stats.ts'
 import { PendingDemands } from './world/demands.ts'
 
-const MAX_BACKOFF_MS = 30_000
 /** A pod whose runner did not listen for its assignment is passed over this long (it is still starting). */
 const NOT_LISTENING_MS = 500
 
@@ -68,11 +68,7 @@ export class Controller {
   #leading = false
   #stopSessions: (() => void) | undefined
   #stopDemand: (() => void) | undefined
-  #running: Promise<void> | undefined
-  #dirty = false
-  #cancelWake: (() => void) | undefined
-  #wakeAt = Infinity
-  #failures = 0
+  readonly #passes: PassLoop
   readonly #caches = new WorldCaches()
   readonly #demands = new PendingDemands()
   readonly #background = new Background()
@@ -85,6 +81,7 @@ export class Controller {
     this.#log = options.log
     this.identity = options.identity ?? `${os.hostname()}-${randomBytes(3).toString('hex')}`
     this.#informer = new PodInformer({ api: options.api, selector: poolSelector(options.config.pool), clock: options.clock, log: options.log.child({ part: 'informer' }), onChange: (pod) => this.#podSeen(pod) })
+    this.#passes = new PassLoop({ clock: options.clock, leading: () => this.#leading, pass: () => this.#pass() })
     this.#podEvents = new PodEvents({ api: options.api, clock: options.clock, log: options.log, identity: this.identity, uidOf: (pod) => this.#informer.get(pod)?.metadata?.uid, background: this.#background })
     this.#renewals = options.assigner && new CredentialRenewals({ assigner: options.assigner, clock: options.clock, log: options.log, background: this.#background })
     const election = options.config.leader_election
@@ -124,7 +121,7 @@ export class Controller {
   async stop(): Promise<void> {
     await this.#elector?.stop()
     this.#stopLeading()
-    await this.#running
+    await this.#passes.settled()
     await this.#background.settled()
   }
 
@@ -136,21 +133,12 @@ export class Controller {
 
   /** Asks for a reconcile pass soon; passes never overlap, and triggers during a pass coalesce into one more. */
   trigger(): void {
-    if (!this.#leading) return
-    if (this.#running) {
-      this.#dirty = true
-      return
-    }
-    this.#running = this.#loop().finally(() => {
-      this.#running = undefined
-      // A trigger after the loop's last look at #dirty, before this callback, must not be lost.
-      if (this.#dirty) this.trigger()
-    })
+    this.#passes.trigger()
   }
 
   /** Resolves when no pass runs or is due (tests). */
   async settled(): Promise<void> {
-    while (this.#running) await this.#running
+    await this.#passes.settled()
   }
 
   /** A session without a warm runner asks for a pod of its own. */
@@ -177,18 +165,10 @@ export class Controller {
     this.#stopSessions?.()
     this.#stopDemand?.()
     this.#informer.stop()
-    this.#cancelWake?.()
-    this.#wakeAt = Infinity
+    this.#passes.cancel()
     this.#demands.answerAll({ ok: false, code: 'NOT_LEADER', message: 'leadership moved; ask again' })
     this.#caches.forgetLeadership()
     this.#renewals?.stopAll()
-  }
-
-  async #loop(): Promise<void> {
-    do {
-      this.#dirty = false
-      await this.#pass()
-    } while (this.#dirty && this.#leading)
   }
 
   async #pass(): Promise<void> {
@@ -202,7 +182,7 @@ export class Controller {
     } catch (err) {
       this.#log.warn({ err }, 'listing sessions failed; retrying')
       report(1)
-      this.#backoff()
+      this.#passes.backoff()
       return
     }
     this.stats.passes++
@@ -213,10 +193,10 @@ export class Controller {
     const plan = planReconcile(world)
     const results = await Promise.all(plan.actions.map((action) => this.#apply(action, world.now)))
     report(results.filter((ok) => !ok).length)
-    if (results.includes(false)) this.#backoff()
-    else this.#failures = 0
+    if (results.includes(false)) this.#passes.backoff()
+    else this.#passes.succeeded()
     const next = Math.min(world.now + config.resync_interval, ...plan.wakeAt.map((at) => at + 1))
-    this.#wake(next)
+    this.#passes.wake(next)
   }
 
   /** Carries out one action; false when it failed in a way worth a back-off. */
@@ -276,7 +256,7 @@ export class Controller {
         // Stale cache: the watch brings the pod's new version (or its deletion) and triggers the next pass.
         this.stats.conflicts++
         this.#log.debug({ action: action.kind, status: apiStatus(err) }, 'stale pod version; the next pass retries')
-        this.#dirtyLater()
+        this.#passes.soon()
         return true
       }
       this.#log.warn({ err, action: action.kind }, 'reconcile action failed')
@@ -312,7 +292,7 @@ export class Controller {
       forget()
       if (isConflict(err)) {
         this.stats.conflicts++
-        this.#dirtyLater()
+        this.#passes.soon()
         return true
       }
       this.#log.warn({ err, pod: name }, 'creating a sandbox pod failed')
@@ -339,7 +319,7 @@ export class Controller {
       if (!result.ok) {
         if (result.reason === 'not-listening') {
           this.#caches.notListening(pod, this.#o.clock.now() + NOT_LISTENING_MS)
-          this.#dirtyLater()
+          this.#passes.soon()
           return true
         }
         // It may hold the credential now, or not: it is not used again.
@@ -347,7 +327,7 @@ export class Controller {
         this.#caches.deleting(pod, 'Unassignable', now)
         await this.#o.api.deletePod(pod)
         this.stats.deleted++
-        this.#dirtyLater()
+        this.#passes.soon()
         return true
       }
       this.#caches.changing(pod, resourceVersion)
@@ -368,27 +348,5 @@ export class Controller {
 
   #answer(sessionId: string, answer: DemandAnswer): void {
     this.#demands.answer(sessionId, answer)
-  }
-
-  /** Another pass after the current one (a conflict: the cache catches up first). */
-  #dirtyLater(): void {
-    this.#wake(this.#o.clock.now() + 50)
-  }
-
-  #backoff(): void {
-    const delay = Math.min(MAX_BACKOFF_MS, 200 * 2 ** this.#failures++)
-    this.#wake(this.#o.clock.now() + delay)
-  }
-
-  /** Schedules a pass at `at` unless one is due sooner. */
-  #wake(at: number): void {
-    if (!this.#leading || at >= this.#wakeAt) return
-    this.#cancelWake?.()
-    this.#wakeAt = at
-    this.#cancelWake = this.#o.clock.after(Math.max(0, at - this.#o.clock.now()), () => {
-      this.#wakeAt = Infinity
-      this.#cancelWake = undefined
-      this.trigger()
-    })
   }
 }
