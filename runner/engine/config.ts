@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { EngineName } from '../../contract/commands.ts'
 import { DurationField } from '../../config/fields.ts'
 import { EngineNetworkSchema, HostPortSchema } from '../sandbox-exec/config.ts'
+import { ApprovalDefaultFields, EngineApprovalFields } from '../steering/config.ts'
 
 /** What every engine's CLI is started with. */
 const CliFields = {
@@ -12,6 +13,8 @@ const CliFields = {
   model: z.string().min(1).optional(),
   /** More `host:port` this engine's sandboxed CLI may reach with `engine.network: allowlist` (beside `engine.network_allow`). */
   network_allow: z.array(HostPortSchema).default([]),
+  /** Whether its tool calls go to a person (runner/steering/config.ts); absent: the `engine.approval*` defaults. */
+  ...EngineApprovalFields,
 }
 
 /** An ACP agent's fields: the common ones without `model` (ACP has no common way to pick one). */
@@ -80,6 +83,8 @@ export const EngineConfigSchema = z.strictObject({
   network: EngineNetworkSchema.default('allowlist'),
   /** More `host:port` every sandboxed CLI may reach with `network: allowlist`. */
   network_allow: z.array(HostPortSchema).default([]),
+  /** Approval (steering) defaults every engine takes unless its `engines` entry sets its own. */
+  ...ApprovalDefaultFields,
 })
 
 export type EngineConfig = z.output<typeof EngineConfigSchema>
