@@ -5,7 +5,8 @@ import type { Logger } from 'pino'
 import { joinEvents, splitEvents } from '../contract/event-batch.ts'
 import { parseEvent, type ServiceEvent } from '../contract/events.ts'
 import { subjects, type Subjects } from '../contract/subjects.ts'
-import type { EventLog } from './event-log.ts'
+import type { EventLog, StoredEvent } from './event-log.ts'
+import { eventSeq } from './event-seq.ts'
 import { streamName } from './keys.ts'
 import { fitEvent, messageRoom } from './fit-event.ts'
 import { JetStreamPublisher, RETRY_HEADER } from './jetstream-publisher.ts'
@@ -181,29 +182,29 @@ export class JetStreamEventLog implements EventLog {
     const message = await this.#newest(subject)
     if (!message) return { message, seq: 0 }
     if (message.header?.get(RETRY_HEADER)) return { message, seq: undefined }
-    return { message, seq: parseEvent(splitEvents(message.string()).at(-1)!).seq }
+    return { message, seq: eventSeq(splitEvents(message.string()).at(-1)!) }
   }
 
   async lastSeq(sessionId: string): Promise<number> {
     const { seq } = await this.#newestSeq(this.#subjects.events(sessionId))
     if (seq !== undefined) return seq
     // The events before it say where the session's sequence stands. Only a takeover after such a message reads them.
-    return (await this.read(sessionId, 0)).at(-1)?.seq ?? 0
+    return (await this.readStored(sessionId, 0)).at(-1)?.seq ?? 0
   }
 
-  async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
+  async readStored(sessionId: string, afterSeq: number): Promise<StoredEvent[]> {
     const subject = this.#subjects.events(sessionId)
     const { message: last, seq: lastSeq } = await this.#newestSeq(subject)
     // Nothing after the sequence asked for: no need to read the session's events.
     if (lastSeq !== undefined && lastSeq <= afterSeq) return []
     const consumer = await this.#js.consumers.get(this.#stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All })
-    const bySeq = new Map<number, ServiceEvent>()
+    const bySeq = new Map<number, string>()
     const messages = await consumer.consume({ max_messages: 1_000 })
     try {
       for await (const msg of messages) {
         for (const json of splitEvents(msg.string())) {
-          const event = parseEvent(json)
-          if (event.seq !== undefined && event.seq > afterSeq) bySeq.set(event.seq, event)
+          const seq = eventSeq(json)
+          if (seq !== undefined && seq > afterSeq) bySeq.set(seq, json)
         }
         if (msg.seq >= (last?.seq ?? 0) || msg.info.pending === 0) break
       }
@@ -211,7 +212,11 @@ export class JetStreamEventLog implements EventLog {
       await messages.close()
     }
     // A retried publish may have landed after later events: order by the session's own sequence.
-    return [...bySeq.values()].sort((a, b) => a.seq! - b.seq!)
+    return [...bySeq].sort(([a], [b]) => a - b).map(([seq, json]) => ({ seq, json }))
+  }
+
+  async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
+    return (await this.readStored(sessionId, afterSeq)).map(({ json }) => parseEvent(json))
   }
 
   flush(): Promise<void> {

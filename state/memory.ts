@@ -1,7 +1,7 @@
 import type { Bus } from '../bus/mod.ts'
 import type { ServiceEvent } from '../contract/events.ts'
 import { subjects, type Subjects } from '../contract/subjects.ts'
-import type { EventLog } from './event-log.ts'
+import type { EventLog, StoredEvent } from './event-log.ts'
 import {
   RegistryConflictError,
   type RegistryChange,
@@ -85,7 +85,8 @@ interface Retained {
  * The event log of dev mode: the last `perSession` events of each session in
  * memory. Each is kept as the text it was published as (already made for the
  * bus), not as an object: a short event's text is a few hundred bytes, its
- * object tree several times that, and replay, the only reader, is rare.
+ * object tree several times that; replay, the only reader, is rare and sends
+ * the text on as it is.
  */
 export class MemoryEventLog implements EventLog {
   readonly #bus: Bus
@@ -120,14 +121,19 @@ export class MemoryEventLog implements EventLog {
     return this.#events.get(sessionId)?.seqs.at(-1) ?? 0
   }
 
-  async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
+  async readStored(sessionId: string, afterSeq: number): Promise<StoredEvent[]> {
     const retained = this.#events.get(sessionId)
     if (!retained) return []
-    const events: ServiceEvent[] = []
+    const stored: StoredEvent[] = []
     retained.seqs.forEach((seq, i) => {
-      if (seq > afterSeq) events.push(JSON.parse(retained.texts[i]!) as ServiceEvent)
+      if (seq > afterSeq) stored.push({ seq, json: retained.texts[i]! })
     })
-    return events
+    return stored
+  }
+
+  async read(sessionId: string, afterSeq: number): Promise<ServiceEvent[]> {
+    // This process wrote each text from an event already checked.
+    return (await this.readStored(sessionId, afterSeq)).map(({ json }) => JSON.parse(json) as ServiceEvent)
   }
 
   async flush(): Promise<void> {}

@@ -12,7 +12,7 @@ import { KvLeases, KvRegistry } from './kv-registry.ts'
 import { MemoryEventLog, MemoryLeases, MemoryRegistry } from './memory.ts'
 import type { RunnerLeases, SessionRegistry } from './registry.ts'
 
-export type { EventLog } from './event-log.ts'
+export type { EventLog, StoredEvent } from './event-log.ts'
 export { StateConfigSchema } from './config.ts'
 export type { StateConfig, StateSettings } from './config.ts'
 export { RegistryConflictError, SessionRecord, RunnerLease, unfinishedTurns } from './registry.ts'

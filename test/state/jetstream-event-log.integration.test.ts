@@ -108,6 +108,20 @@ describe('JetStreamEventLog', () => {
     expect((await log.read('reordered', 20)).map((event) => event.seq)).toEqual(Array.from({ length: 12 }, (_, i) => 21 + i))
   })
 
+  it('event log - a stored event is read back as the text it was stored as, byte for byte, with its sequence', async () => {
+    const subject = subjects(PREFIX).events('verbatim')
+    // Not what JSON.stringify writes (spaces, an escaped character, a key the schema does not know): nothing parsed and wrote it again.
+    const texts = ['{ "event": "answer", "data": "caf\\u00e9", "seq": 1, "extra": [1, 2] }', '{"seq":2,"event":"answer","data":"line\\nbreak"}']
+    const publisher = new JetStreamPublisher(bus.connection, 5_000)
+    await publisher.publish(subject, joinEvents(texts), `${subject}:1-2`)
+    publisher.close()
+    expect(await log.readStored('verbatim', 0)).toEqual([
+      { seq: 1, json: texts[0] },
+      { seq: 2, json: texts[1] },
+    ])
+    expect(await log.lastSeq('verbatim')).toBe(2)
+  })
+
   it('event log - a message sent again after a failed try is marked as a retry; its first try is not', async () => {
     const prefix = `${PREFIX}-retry`
     const retrying = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))

@@ -104,6 +104,8 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       expect(await state.events.lastSeq('nobody')).toBe(0)
       expect((await state.events.read('ev-1', 25)).map((e) => e.seq)).toEqual([26, 27, 28, 29, 30])
       expect(await state.events.read('ev-1', 30)).toEqual([])
+      expect(await state.events.readStored('ev-1', 28)).toEqual([29, 30].map((seq) => ({ seq, json: JSON.stringify(event('ev-1', seq)) })))
+      expect(await state.events.readStored('ev-1', 30)).toEqual([])
       expect(await state.events.read('nobody', 0)).toEqual([])
       await vi.waitFor(() => expect(live).toHaveLength(30))
       expect(live).toEqual(Array.from({ length: 30 }, (_, i) => i + 1))
@@ -119,6 +121,7 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       expect(await state.events.lastSeq('ev-lost')).toBe(3)
       expect((await state.events.read('ev-lost', 0)).map((e) => e.seq)).toEqual([1, 2, 3])
       expect((await state.events.read('ev-lost', 2)).map((e) => e.seq)).toEqual([3])
+      expect((await state.events.readStored('ev-lost', 0)).map((e) => e.seq)).toEqual([1, 2, 3])
     })
 
     it('events - only the newest events_per_session are kept (appended one at a time: each its own message)', async () => {
