@@ -7,8 +7,8 @@ export interface FollowerOptions {
   listener: EventListener
   /** Deliver only events after this sequence (a resuming client); none means from the next live one. */
   afterSeq?: number | undefined
-  /** The session's stored events after a sequence; none means nothing can be filled. */
-  read?: ((afterSeq: number) => Promise<ServiceEvent[]>) | undefined
+  /** The session's stored events after a sequence, each with the text it was stored as (sent on unchanged); none means nothing can be filled. */
+  read?: ((afterSeq: number) => Promise<{ event: ServiceEvent; json: string }[]>) | undefined
   /** Retry period while waiting for a missing event. */
   retryMs: number
   /** After this long a missing event is given up on (it was trimmed, or never stored). */
@@ -144,10 +144,10 @@ export class Follower {
       this.#filling = true
       try {
         const stored = await read(this.#cursor!)
-        for (const event of stored) {
-          if (event.seq! > this.#cursor! && !this.#pending.has(event.seq!)) this.#pending.set(event.seq!, { event, json: JSON.stringify(event), replayed: resuming })
+        for (const { event, json } of stored) {
+          if (event.seq! > this.#cursor! && !this.#pending.has(event.seq!)) this.#pending.set(event.seq!, { event, json, replayed: resuming })
         }
-        const oldest = stored[0]?.seq
+        const oldest = stored[0]?.event.seq
         // A resume from further back than the log keeps starts at its oldest event.
         if (resuming && oldest !== undefined && oldest > this.#cursor! + 1) this.#skipTo(oldest - 1)
       } catch (err) {

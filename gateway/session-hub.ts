@@ -71,7 +71,7 @@ export class SessionHub {
         listener(event, json, replayed)
       },
       afterSeq: options.afterSeq,
-      read: events && ((after) => events.read(sessionId, after)),
+      read: events && ((after) => readStored(events, sessionId, after)),
       retryMs: GAP_RETRY_MS,
       giveUpMs: GAP_GIVE_UP_MS,
       onSkip: (from, to) => this.#log.warn({ session_id: sessionId, from, to }, 'events no longer stored were skipped'),
@@ -148,6 +148,15 @@ export class SessionHub {
   #offer(entry: Entry, event: ServiceEvent, json: string): void {
     for (const follower of entry.followers) follower.offer(event, json)
   }
+}
+
+/**
+ * The session's stored events after `afterSeq` for a follower's replay: each stored text goes to
+ * clients as it is, and is parsed (and checked, as a live one is) once, for what needs the object:
+ * the turn tracking here, the surfaces' filters, the OpenCode mapping.
+ */
+async function readStored(events: EventLog, sessionId: string, afterSeq: number): Promise<{ event: ServiceEvent; json: string }[]> {
+  return (await events.readStored(sessionId, afterSeq)).map(({ json }) => ({ event: parseEvent(json), json }))
 }
 
 function trackTurn(entry: Entry, event: ServiceEvent): void {

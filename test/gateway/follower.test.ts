@@ -11,7 +11,7 @@ function follower(options: { afterSeq?: number; stored?: number[]; giveUpMs?: nu
   const f = new Follower({
     listener: (event) => delivered.push(event.seq!),
     afterSeq: options.afterSeq,
-    read: async (after) => stored.filter((seq) => seq > after).map(ev),
+    read: async (after) => stored.filter((seq) => seq > after).map((seq) => ({ event: ev(seq), json: JSON.stringify(ev(seq)) })),
     retryMs: 10,
     giveUpMs: options.giveUpMs ?? 60_000,
     onSkip: (from, to) => skipped.push([from, to]),
