@@ -69,3 +69,18 @@ export type SteeringReply = z.output<typeof SteeringReply>
 /** The requests of a session still waiting for a person. */
 export const PendingRequests = z.object({ permissions: z.array(PermissionRequest), questions: z.array(QuestionRequest) })
 export type PendingRequests = z.output<typeof PendingRequests>
+
+/** `POST /v1/sessions/{id}/reply`: one answer, the same fields as the WebSocket's frames. */
+export const ReplyBody = z.union([
+  z.strictObject({ permission_id: SteeringId, decision: PermissionDecision, message: z.string().max(10_000).optional() }),
+  z.strictObject({ question_id: SteeringId, answers: Answers }),
+  z.strictObject({ question_id: SteeringId, reject: z.literal(true), message: z.string().max(10_000).optional() }),
+])
+export type ReplyBody = z.output<typeof ReplyBody>
+
+/** The reply a body asks for. */
+export function replyOfBody(body: ReplyBody): SteeringReply {
+  if ('permission_id' in body) return { kind: 'permission', id: body.permission_id, decision: body.decision, ...(body.message !== undefined && { message: body.message }) }
+  if ('answers' in body) return { kind: 'answer', id: body.question_id, answers: body.answers }
+  return { kind: 'reject', id: body.question_id, ...(body.message !== undefined && { message: body.message }) }
+}

@@ -6,9 +6,10 @@ import { registerAgentChat } from './agent-chat-route.ts'
 import type { SessionDirectory } from './directory/directory.ts'
 import { registerDirectoryRoutes } from './directory/routes.ts'
 import { registerSessionEvents } from './session-events.ts'
+import { registerSteeringRoutes } from './steering-routes.ts'
 import { registerWebSocket, type WebSocketDeps } from './ws/route.ts'
 
-/** The native surface (spec §2): the WebSocket, POST /v1/agent/chat, the session directory and GET /v1/sessions/{id}/events. */
+/** The native surface (spec §2): the WebSocket, POST /v1/agent/chat, the session directory, GET /v1/sessions/{id}/events and the steering routes. */
 
 export interface NativeDeps {
   runners: Runners
@@ -29,6 +30,7 @@ export async function registerNative(app: FastifyInstance, deps: NativeDeps): Pr
   await registerAgentChat(app, { runners, hub, log, ...(admit && { admitRequest: admit }) })
   registerDirectoryRoutes(app, directory, tenant)
   registerSessionEvents(app, { hub, directory, tenant, admit })
+  registerSteeringRoutes(app, { runners, admit })
 }
 
 export { WS_PATH } from './ws/route.ts'

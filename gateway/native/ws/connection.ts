@@ -8,7 +8,7 @@ import type { SessionHub } from '../../session-hub.ts'
 import { handOffTurn } from '../../turns/hand-off.ts'
 import { isClientVisible, serverConnected, toQuickstart, type Dialect } from './dialect.ts'
 import type { ClientFrame } from '../../../contract/frames.ts'
-import { frameRequestId, parseFrame } from './frames.ts'
+import { frameRequestId, parseFrame, steeringReply } from './frames.ts'
 import { WriteBatch, type Corkable } from './write-batch.ts'
 
 export interface ConnectionDeps {
@@ -182,6 +182,14 @@ export class Connection {
         this.#sendEvent(withRequestId({ event: 'stats', session_id: frame.session_id, stats: reply.stats }, frame.request_id))
         return
       }
+      case 'permission_reply':
+      case 'answer':
+      case 'reject':
+        // Another tenant's session is SESSION_NOT_FOUND here, exactly as an unknown one.
+        await this.#admit(frame.session_id)
+        this.#attach(frame.session_id)
+        await runners.send({ type: 'reply', session_id: frame.session_id, reply: steeringReply(frame), by: 'websocket' })
+        return
       case 'version': {
         if (frame.session_id !== undefined) await this.#admit(frame.session_id)
         const reply = await runners.send({ type: 'version', ...(frame.engine !== undefined && { engine: frame.engine }), ...(frame.session_id !== undefined && { session_id: frame.session_id }) })

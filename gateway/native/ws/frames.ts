@@ -1,5 +1,5 @@
 import { ClientFrames, type ClientFrame, type FrameType } from '../../../contract/frames.ts'
-import { type RequestId, ServiceError } from '../../../contract/mod.ts'
+import { type RequestId, ServiceError, type SteeringReply } from '../../../contract/mod.ts'
 import { invalidFieldMessage } from '../../errors.ts'
 
 /** Reading the frames a client sends on /ws/v1/agent (their schemas: contract/frames.ts). */
@@ -25,6 +25,18 @@ export function parseFrame(raw: unknown): ClientFrame {
     throw new ServiceError('BAD_REQUEST', `${type}: ${invalidFieldMessage(result.error.issues[0]!, raw, 'frame')}`)
   }
   return result.data as ClientFrame
+}
+
+/** A client's answer to a permission request or question, as it travels to the runner that asked. */
+export function steeringReply(frame: Extract<ClientFrame, { type: 'permission_reply' | 'answer' | 'reject' }>): SteeringReply {
+  switch (frame.type) {
+    case 'permission_reply':
+      return { kind: 'permission', id: frame.permission_id, decision: frame.decision, ...(frame.message !== undefined && { message: frame.message }) }
+    case 'answer':
+      return { kind: 'answer', id: frame.question_id, answers: frame.answers }
+    case 'reject':
+      return { kind: 'reject', id: frame.question_id, ...(frame.message !== undefined && { message: frame.message }) }
+  }
 }
 
 /** The client's `type` for an error message: short, and safe for any value (a huge string, a deeply nested array). */
