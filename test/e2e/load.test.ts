@@ -19,6 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { startCluster, type Cluster } from '../fixtures/cluster.ts'
 import { atRate, LoadClient, replayFromStart, rssMiB, TINY_CLAUDE, type LoadTurn } from '../fixtures/load.ts'
 import { startOwnNats, type NatsFixture } from '../fixtures/nats-server.ts'
+import { untilNoProcessUnder } from '../fixtures/processes.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 
 type Msg = Record<string, unknown>
@@ -30,6 +31,8 @@ const RATE_SECONDS = 60
 const CONNECTIONS = 20
 /** How long the last turn of a load may take to end before it counts as lost. */
 const END_TIMEOUT_MS = 60_000
+/** How long the CLIs of a load may take to be reaped once idle (`idle_timeout` 1 s, then the stop grace of 1 s at most). */
+const REAP_TIMEOUT_MS = 30_000
 /**
  * RSS bound of the dev service at the end of 1,200 sessions at 20/s. Measured
  * on the 2-core machine (Node 24, 2026-11-24): about 190 MiB just started,
@@ -65,12 +68,17 @@ async function startDev(): Promise<ServiceProcess> {
   const config = {
     server: { port: 0, shutdown_grace: '1s' },
     engine: { ...TINY_CLAUDE, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, idle_timeout: '1s', stop_grace: '1s' },
-    session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
+    session: { work_dir: devSessions(), marker_dir: path.join(dir, 'markers') },
     // Above the load: a session refused for room would be this test's doing, not the service's.
     runner: { max_sessions: 2_000 },
     log: { level: 'info' },
   }
   return startServiceProcess('dev', config, dir, {}, { maxOpenFiles: 4096 })
+}
+
+/** The dev service's session sandboxes: where its CLIs run. */
+function devSessions(): string {
+  return path.join(dir!, 'sessions')
 }
 
 async function open(wsUrl: string): Promise<LoadClient> {
@@ -134,14 +142,14 @@ describe('load', () => {
     await client.waitForEnds(first, END_TIMEOUT_MS)
     expectEachTurnCompletedOnce(first, service.output)
     // Every CLI is idle now and is reaped about 1 s later, all together (process-table scans at once).
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await untilNoProcessUnder(devSessions(), REAP_TIMEOUT_MS, service.output)
     await expectAlive(service)
 
     // The second turns resume conversations whose CLIs are gone.
     const second = ids.map((id) => client.execute(id, 'second', `${id}/2`))
     await client.waitForEnds(second, END_TIMEOUT_MS)
     expectEachTurnCompletedOnce(second, service.output)
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await untilNoProcessUnder(devSessions(), REAP_TIMEOUT_MS, service.output)
     await expectAlive(service)
     expect(client.openConnections()).toBe(CONNECTIONS)
     expect(client.stray).toEqual([])
@@ -167,7 +175,7 @@ describe('load', () => {
     expect(turns).toHaveLength(RATE * RATE_SECONDS)
     expectEachTurnCompletedOnce(turns, service.output)
     // The last CLIs are reaped.
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await untilNoProcessUnder(devSessions(), REAP_TIMEOUT_MS, service.output)
     await expectAlive(service)
     expect(client.openConnections()).toBe(CONNECTIONS)
     expect(client.stray).toEqual([])
@@ -197,7 +205,7 @@ describe('load', () => {
     const log = () => [...cluster!.gateways, ...cluster!.runners].map((p) => p.output().slice(-1_500)).join('\n---\n')
     expectEachTurnCompletedOnce(turns, log)
     // Reaps on both runners at once; both runners and the gateway live on.
-    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await untilNoProcessUnder(cluster.config.session!.work_dir as string, REAP_TIMEOUT_MS, log)
     for (const process of [...cluster.gateways, ...cluster.runners]) {
       expect({ exitCode: process.child.exitCode, signal: process.child.signalCode }, process.output().slice(-3_000)).toEqual({ exitCode: null, signal: null })
     }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { untilNoProcessUnder } from '../fixtures/processes.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 import { FAKE_CLAUDE } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
@@ -39,7 +40,7 @@ describe('many sessions ending at once', () => {
           expect(end, service.output().slice(-2_000)).toMatchObject({ event: 'completed', data: `Echo: round ${round}` })
         }
         // Every CLI is reaped about now, all at once.
-        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        await untilNoProcessUnder(path.join(dir, 'sessions'), 30_000, service.output)
         expect(service.child.exitCode, service.output().slice(-2_000)).toBeNull()
         expect((await fetch(`${service.address}/health/live`)).status).toBe(200)
       }
