@@ -43,6 +43,8 @@ describe('a runner frozen past its lease', () => {
     process.kill(owner, 'SIGCONT')
     frozen = false
     // The thawed runner has the CLI's buffered output and the prompts placed on it to deal with.
+    // A fixed window on purpose: what follows asserts that nothing arrives, so there is no signal to wait on;
+    // 4 s, a lease's length, gives the thawed runner time to publish whatever it would.
     await new Promise((resolve) => setTimeout(resolve, 4_000))
 
     // Finding 3: after RUNNER_LOST, nothing more of that turn from anyone.
@@ -52,6 +54,8 @@ describe('a runner frozen past its lease', () => {
     // Finding 4: a prompt the client was told timed out never ran.
     const watcher = await connect(cluster.wsUrl(0))
     for (const id of timedOut) watcher.send({ type: 'attach', session_id: id, last_seq: 0 })
+    // A fixed window on purpose: an attach to a session with no events is answered by nothing, so the
+    // assertion is that nothing is replayed within 1.5 s.
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     for (const id of timedOut) expect(watcher.eventsOf(id), id).toEqual([])
 
