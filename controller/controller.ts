@@ -12,7 +12,8 @@ import type { Demand, DemandSource } from './demand.ts'
 import type { SessionEvents } from './events.ts'
 import type { KubeApi } from './kube/client.ts'
 import { poolSelector } from './labels.ts'
-import { LeaderElector } from './lease.ts'
+import { Leadership } from './leadership.ts'
+import type { LeaderElector } from './lease.ts'
 import type { ControllerObserver } from './observer.ts'
 import { PassLoop } from './passes.ts'
 import { PodEvents } from './pod-events.ts'
@@ -47,67 +48,71 @@ export interface ControllerOptions {
   assigner?: SessionAssigner | undefined
 }
 
-export type { ControllerStats } from './stats.ts'
-
 /**
  * The sandbox controller: while it leads, it reconciles sandbox pods with the
  * session registry (level-triggered, idempotent: every pass looks at the whole
  * world and asks only for what differs) and serves demand for cold pods.
+ * A pass lists the sessions, builds the world (world/), plans (reconcile/) and
+ * runs the plan (actions/); leadership.ts says what runs only while leading.
  */
 export class Controller {
-  readonly #o: ControllerOptions
-  readonly #log: Logger
-  readonly #elector: LeaderElector | undefined
-  readonly #informer: PodInformer
   readonly identity: string
   readonly stats: ControllerStats = newStats()
-
-  #leading = false
-  #stopSessions: (() => void) | undefined
-  #stopDemand: (() => void) | undefined
+  readonly #config: ControllerConfig
+  readonly #sessions: SessionSource
+  readonly #clock: Clock
+  readonly #log: Logger
+  readonly #observer: ControllerObserver | undefined
+  /** Per-session credentials: the controller places every session itself. */
+  readonly #placesSessions: boolean
+  readonly #informer: PodInformer
+  readonly #leadership: Leadership
   readonly #passes: PassLoop
   readonly #caches = new WorldCaches()
   readonly #demands = new PendingDemands()
   readonly #background = new Background()
-  readonly #podEvents: PodEvents
   /** Per-session credentials: the placed pods' credential renewals. */
   readonly #renewals: CredentialRenewals | undefined
   readonly #actions: ActionRunner
 
   constructor(options: ControllerOptions) {
-    this.#o = options
-    this.#log = options.log
+    const { api, config, clock, log, assigner } = options
     this.identity = options.identity ?? `${os.hostname()}-${randomBytes(3).toString('hex')}`
-    this.#informer = new PodInformer({ api: options.api, selector: poolSelector(options.config.pool), clock: options.clock, log: options.log.child({ part: 'informer' }), onChange: (pod) => this.#podSeen(pod) })
-    this.#passes = new PassLoop({ clock: options.clock, leading: () => this.#leading, pass: () => this.#pass() })
-    this.#podEvents = new PodEvents({ api: options.api, clock: options.clock, log: options.log, identity: this.identity, uidOf: (pod) => this.#informer.get(pod)?.metadata?.uid, background: this.#background })
-    this.#renewals = options.assigner && new CredentialRenewals({ assigner: options.assigner, clock: options.clock, log: options.log, background: this.#background })
-    const shared = { api: options.api, log: options.log, caches: this.#caches, demands: this.#demands, stats: this.stats, soon: () => this.#passes.soon() }
+    this.#config = config
+    this.#sessions = options.sessions
+    this.#clock = clock
+    this.#log = log
+    this.#observer = options.observer
+    this.#placesSessions = assigner !== undefined
+    this.#informer = new PodInformer({ api, selector: poolSelector(config.pool), clock, log: log.child({ part: 'informer' }), onChange: (pod) => this.#podSeen(pod) })
+    this.#passes = new PassLoop({ clock, leading: () => this.#leadership.leading, pass: () => this.#pass() })
+    this.#renewals = assigner && new CredentialRenewals({ assigner, clock, log, background: this.#background })
+    const shared = { api, log, caches: this.#caches, demands: this.#demands, stats: this.stats, soon: () => this.#passes.soon() }
     this.#actions = new ActionRunner({
       ...shared,
       events: options.events,
-      podEvents: this.#podEvents,
-      pods: new SandboxPods({ ...shared, config: options.config, assigner: options.assigner, random: options.random }),
-      placement: options.assigner && this.#renewals && new Placement({ ...shared, assigner: options.assigner, renewals: this.#renewals, clock: options.clock }),
+      podEvents: new PodEvents({ api, clock, log, identity: this.identity, uidOf: (pod) => this.#informer.get(pod)?.metadata?.uid, background: this.#background }),
+      pods: new SandboxPods({ ...shared, config, assigner, random: options.random }),
+      placement: assigner && this.#renewals && new Placement({ ...shared, assigner, renewals: this.#renewals, clock }),
     })
-    const election = options.config.leader_election
-    if (election.enabled) {
-      this.#elector = new LeaderElector({
-        api: options.api,
-        clock: options.clock,
-        log: options.log.child({ part: 'lease' }),
-        name: election.lease_name,
-        identity: this.identity,
-        durationMs: election.lease_duration,
-        renewIntervalMs: election.renew_interval,
-        onStartedLeading: () => void this.#startLeading(),
-        onStoppedLeading: () => this.#stopLeading(),
-      })
-    }
+    this.#leadership = new Leadership({
+      api,
+      clock,
+      log,
+      identity: this.identity,
+      election: config.leader_election,
+      sessions: options.sessions,
+      demand: options.demand,
+      informer: this.#informer,
+      passes: this.#passes,
+      demands: this.#demands,
+      caches: this.#caches,
+      renewals: this.#renewals,
+    })
   }
 
   get leading(): boolean {
-    return this.#leading
+    return this.#leadership.leading
   }
 
   get informer(): PodInformer {
@@ -115,26 +120,18 @@ export class Controller {
   }
 
   get elector(): LeaderElector | undefined {
-    return this.#elector
+    return this.#leadership.elector
   }
 
   /** Starts campaigning (or leads at once when leader election is off). */
   start(): void {
-    if (this.#elector) this.#elector.start()
-    else void this.#startLeading()
+    this.#leadership.start()
   }
 
   async stop(): Promise<void> {
-    await this.#elector?.stop()
-    this.#stopLeading()
+    await this.#leadership.stop()
     await this.#passes.settled()
     await this.#background.settled()
-  }
-
-  #podSeen(pod: string | undefined): void {
-    // The watch showed the pod (maybe already deleted): it is no longer on its way.
-    if (pod !== undefined) this.#caches.seen(pod)
-    this.trigger()
   }
 
   /** Asks for a reconcile pass soon; passes never overlap, and triggers during a pass coalesce into one more. */
@@ -149,42 +146,24 @@ export class Controller {
 
   /** A session without a warm runner asks for a pod of its own. */
   requestPod(demand: Demand): Promise<DemandAnswer> {
-    if (!this.#leading) return Promise.resolve({ ok: false, code: 'NOT_LEADER', message: `${this.identity} does not lead` })
-    const answer = this.#demands.wait(demand.session_id, this.#o.clock.now())
+    return this.#leadership.requestPod(demand)
+  }
+
+  #podSeen(pod: string | undefined): void {
+    // The watch showed the pod (maybe already deleted): it is no longer on its way.
+    if (pod !== undefined) this.#caches.seen(pod)
     this.trigger()
-    return answer
   }
 
-  async #startLeading(): Promise<void> {
-    if (this.#leading) return
-    this.#leading = true
-    this.#log.info({ identity: this.identity }, 'leading: reconciling sandbox pods')
-    this.#stopSessions = this.#o.sessions.watch(() => this.trigger())
-    this.#stopDemand = this.#o.demand.serve((demand) => this.requestPod(demand))
-    await this.#informer.start()
-  }
-
-  #stopLeading(): void {
-    if (!this.#leading) return
-    this.#leading = false
-    this.#log.info({ identity: this.identity }, 'not leading')
-    this.#stopSessions?.()
-    this.#stopDemand?.()
-    this.#informer.stop()
-    this.#passes.cancel()
-    this.#demands.answerAll({ ok: false, code: 'NOT_LEADER', message: 'leadership moved; ask again' })
-    this.#caches.forgetLeadership()
-    this.#renewals?.stopAll()
-  }
-
+  /** One reconcile pass: the sessions, the world, the plan, its actions; then when the next is due. */
   async #pass(): Promise<void> {
-    if (!this.#leading || !this.#informer.synced) return
-    const { clock, config } = this.#o
+    if (!this.leading || !this.#informer.synced) return
+    const config = this.#config
     const started = performance.now()
-    const report = (errors: number) => this.#o.observer?.reconciled((performance.now() - started) / 1000, errors)
+    const report = (errors: number) => this.#observer?.reconciled((performance.now() - started) / 1000, errors)
     let sessions
     try {
-      sessions = await this.#o.sessions.list()
+      sessions = await this.#sessions.list()
     } catch (err) {
       this.#log.warn({ err }, 'listing sessions failed; retrying')
       report(1)
@@ -192,16 +171,16 @@ export class Controller {
       return
     }
     this.stats.passes++
-    const now = clock.now()
+    const now = this.#clock.now()
     this.#demands.expire(now)
-    const world = buildWorld({ now, config, pods: this.#informer.pods(), sessions, demands: this.#demands.sessions(), caches: this.#caches, placesSessions: this.#o.assigner !== undefined })
-    this.#renewals?.follow(this.#informer.pods(), (pod) => this.#caches.isPlacing(pod))
+    const pods = this.#informer.pods()
+    const world = buildWorld({ now, config, pods, sessions, demands: this.#demands.sessions(), caches: this.#caches, placesSessions: this.#placesSessions })
+    this.#renewals?.follow(pods, (pod) => this.#caches.isPlacing(pod))
     const plan = planReconcile(world)
     const results = await Promise.all(plan.actions.map((action) => this.#actions.run(action, world.now)))
     report(results.filter((ok) => !ok).length)
     if (results.includes(false)) this.#passes.backoff()
     else this.#passes.succeeded()
-    const next = Math.min(world.now + config.resync_interval, ...plan.wakeAt.map((at) => at + 1))
-    this.#passes.wake(next)
+    this.#passes.wake(Math.min(world.now + config.resync_interval, ...plan.wakeAt.map((at) => at + 1)))
   }
 }

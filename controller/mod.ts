@@ -1,6 +1,7 @@
 /** The sandbox controller (`agent-runtime controller`): warm pool, per-session pods, leader election. */
 export { Controller } from './controller.ts'
-export type { ControllerOptions, ControllerStats } from './controller.ts'
+export type { ControllerOptions } from './controller.ts'
+export type { ControllerStats } from './stats.ts'
 export type { ControllerObserver } from './observer.ts'
 export { POD_PHASES, summarizePods } from './status.ts'
 export type { PodCount, PodPhase, PodSummary } from './status.ts'
