@@ -6,6 +6,7 @@ import type { EngineRow } from './row.ts'
 export const claudeRow: EngineRow = {
   name: 'claude',
   shows: { thinking: true, toolOutput: true, cost: true },
+  steering: { questions: true, denyMessage: true },
   async setup() {
     const api = await startFakeAnthropic()
     const env = claudeEnv({ baseUrl: api.url })

@@ -28,6 +28,16 @@ export interface EngineFixture {
 export interface EngineRow {
   /** The engine's name in the config, and the row's name in the test output. */
   name: string
+  /**
+   * How the CLI takes steering (engine.approval: ask; test/e2e/engines/steering.test.ts); none: it
+   * cannot ask a person, and the README says so.
+   */
+  steering?: {
+    /** The agent can ask the person questions (Claude Code's AskUserQuestion). */
+    questions: boolean
+    /** A deny's message reaches the model. */
+    denyMessage: boolean
+  }
   setup(): Promise<EngineFixture>
   /** What this CLI shows of a turn; the suite asserts exactly these. */
   shows: {
