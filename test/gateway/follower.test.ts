@@ -8,16 +8,21 @@ function follower(options: { afterSeq?: number; stored?: number[]; giveUpMs?: nu
   const delivered: number[] = []
   const skipped: [number, number][] = []
   let stored = options.stored ?? []
+  /** Times the log was read. */
+  const reads = { count: 0 }
   const f = new Follower({
     listener: (event) => delivered.push(event.seq!),
     afterSeq: options.afterSeq,
-    read: async (after) => stored.filter((seq) => seq > after).map((seq) => ({ event: ev(seq), json: JSON.stringify(ev(seq)) })),
+    read: async (after) => {
+      reads.count++
+      return stored.filter((seq) => seq > after).map((seq) => ({ event: ev(seq), json: JSON.stringify(ev(seq)) }))
+    },
     retryMs: 10,
     giveUpMs: options.giveUpMs ?? 60_000,
     onSkip: (from, to) => skipped.push([from, to]),
     onReadError: () => {},
   })
-  return { f, delivered, skipped, store: (seqs: number[]) => (stored = seqs) }
+  return { f, delivered, skipped, reads, store: (seqs: number[]) => (stored = seqs) }
 }
 
 describe('follower', () => {
@@ -52,10 +57,11 @@ describe('follower', () => {
   })
 
   it('gap - waits for an event still being stored, then gives up after giveUpMs', async () => {
-    const { f, delivered, skipped } = follower({ giveUpMs: 100 })
+    const { f, delivered, skipped, reads } = follower({ giveUpMs: 100 })
     f.offer(ev(1), '')
     f.offer(ev(3), '')
-    await new Promise((resolve) => setTimeout(resolve, 40))
+    // The log was looked in again and again (every retryMs) before giveUpMs, and 3 still waits for 2.
+    await vi.waitFor(() => expect(reads.count).toBeGreaterThanOrEqual(2))
     expect(delivered).toEqual([1])
     await vi.waitFor(() => expect(delivered).toEqual([1, 3]))
     expect(skipped).toEqual([[2, 2]])
@@ -63,11 +69,11 @@ describe('follower', () => {
   })
 
   it('catch up - a last event missed live (nothing came after it) is found in the log once the follower is quiet', async () => {
-    const { f, delivered, store } = follower()
+    const { f, delivered, reads, store } = follower()
     f.offer(ev(1), '')
     store([1, 2])
-    f.catchUp(60_000) // not quiet long enough: nothing read
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    f.catchUp(60_000) // not quiet long enough: nothing read (a read would have started at once)
+    expect(reads.count).toBe(0)
     expect(delivered).toEqual([1])
     f.catchUp(0)
     await vi.waitFor(() => expect(delivered).toEqual([1, 2]))

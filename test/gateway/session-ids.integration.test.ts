@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { sessionPathName } from '../../runner/sandbox.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
@@ -81,7 +81,15 @@ describe('session ids - every surface', () => {
     expect(first.session_id).toBe(id)
     // The marker says there is a conversation; the idle reap ends the CLI, the next turn resumes it.
     await expect.poll(() => readdir(path.join(stack.dir, 'markers')), { timeout: 5_000 }).toContain(`${sessionPathName(id)}.json`)
-    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    // The reap ends the CLI, then hands the session back: its record has no owner from then on.
+    await vi.waitFor(
+      async () => {
+        const record = await stack.service.state!.registry.get(id)
+        expect(record).toBeDefined()
+        expect(record!.value.owner).toBeUndefined()
+      },
+      { timeout: 5_000 },
+    )
     client.send({ type: 'execute', session_id: id, prompt: 'two' })
     const second = await client.next((msg) => msg.event === 'completed' && msg.session_id === id && msg !== first)
     expect(second).toMatchObject({ session_id: id })

@@ -1,7 +1,7 @@
 /** How the JetStream event log puts a session's events into messages (state/jetstream-event-log.ts), against a real nats-server. */
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream'
 import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { NatsBus } from '../../bus/mod.ts'
 import { joinEvents, splitEvents, subjects, type ServiceEvent } from '../../contract/mod.ts'
 import { JetStreamEventLog } from '../../state/jetstream-event-log.ts'
@@ -124,12 +124,13 @@ describe('JetStreamEventLog', () => {
 
   it('event log - a message sent again after a failed try is marked as a retry; its first try is not', async () => {
     const prefix = `${PREFIX}-retry`
-    const retrying = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))
+    const warnings: string[] = []
+    const retrying = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }))
     try {
       // With no stream the server answers "no responders": the publish fails and is retried until the stream is back.
       await jsm.streams.delete(streamName(prefix, 'events'))
       retrying.append(answer('again', 1))
-      await new Promise((resolve) => setTimeout(resolve, 150))
+      await vi.waitFor(() => expect(warnings.join('')).toContain('event publish failed; retrying'))
       await (await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))).close()
       await retrying.flush()
       // MsgHdrs.get answers '' for a header the message does not have.

@@ -67,9 +67,8 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       const stop = await state.registry.watch((change) => changes.push(change.type === 'put' ? `put ${change.record.session_id}` : `delete`))
       await state.registry.create(record('watched', 'r1'))
       await state.registry.delete('watched')
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await vi.waitFor(() => expect(changes).toEqual(['put watched', 'delete']))
       stop()
-      expect(changes).toEqual(['put watched', 'delete'])
     })
 
     it('documents - insert once, update in place, a deleted document stays deleted', async () => {

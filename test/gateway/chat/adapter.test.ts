@@ -202,15 +202,17 @@ describe('chat adapter', () => {
     const robot = recordingSender()
     const { chat, sessions } = adapter(robot)
     for (const text of ['one', 'two', 'three']) chat.receive(message(text))
-    await until('the first turn', () => runner.executes.length > 0)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // Another sender's message, received after the second: once its turn started, the second's would have too had it not waited.
+    chat.receive(message('other', 'u2'))
+    await until('the first turn and the other sender\'s', () => ['one', 'other'].every((prompt) => runner.executes.some((c) => c.prompt === prompt)))
+    const ours = () => runner.executes.filter((c) => c.prompt !== 'other')
     // The second turn is not even started while the first runs.
-    expect(runner.executes.map((c) => c.prompt)).toEqual(['one'])
+    expect(ours().map((c) => c.prompt)).toEqual(['one'])
     release()
     await sessions.idle()
-    expect(runner.executes.map((c) => c.prompt)).toEqual(['one', 'two', 'three'])
-    expect(new Set(runner.executes.map((c) => c.session_id)).size).toBe(1)
-    expect(texts(robot.sent)).toEqual(['re one', 're two', 're three'])
+    expect(ours().map((c) => c.prompt)).toEqual(['one', 'two', 'three'])
+    expect(new Set(ours().map((c) => c.session_id)).size).toBe(1)
+    expect(texts(robot.sent).filter((text) => text !== 're other')).toEqual(['re one', 're two', 're three'])
   })
 
   it('adapter - different senders get separate sessions and run side by side', async () => {

@@ -5,7 +5,7 @@
  * state) and production mode (a real nats-server, JetStream KV registry, runner and gateway apart).
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { SessionEventsPage, SessionList, SessionSummary } from '../../../contract/sessions.ts'
 import { startNats, type NatsFixture } from '../../fixtures/nats-server.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
@@ -68,13 +68,16 @@ describe.each([
   }
 
   /** Waits until the session's record says its turns are done (a REST prompt is answered before its turn ends). */
-  const idleAfter = async (sessionId: string, turns: number): Promise<SessionSummary> => {
-    for (;;) {
-      const answer = await http('owner', 'GET', `/v1/sessions/${encodeURIComponent(sessionId)}`)
-      if (answer.status === 200 && answer.body.state === 'idle' && answer.body.stats.turns >= turns) return answer.body
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+  const idleAfter = (sessionId: string, turns: number): Promise<SessionSummary> =>
+    vi.waitFor(
+      async () => {
+        const answer = await http('owner', 'GET', `/v1/sessions/${encodeURIComponent(sessionId)}`)
+        expect(answer).toMatchObject({ status: 200, body: { state: 'idle', stats: { turns: expect.any(Number) } } })
+        expect(answer.body.stats.turns).toBeGreaterThanOrEqual(turns)
+        return answer.body as SessionSummary
+      },
+      { timeout: 20_000 },
+    )
 
   beforeAll(async () => {
     deployment = await deploy()

@@ -1,14 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { SseClient } from '../../fixtures/sse-client.ts'
 import { startStack, type Stack } from '../../fixtures/stack.ts'
 import { WsClient } from '../../fixtures/ws-client.ts'
 
-/** Reads SSE frames until `until` matches one; returns the frames as {id, data}. */
-async function readSse(url: string, headers: Record<string, string>, until: (data: Record<string, unknown>) => boolean) {
+/**
+ * Opens the session's event stream; resolves once the route follows the session: it writes its
+ * first comment (`: session <id>`) in the same step as it attaches to the session's events.
+ */
+async function openSse(url: string, headers: Record<string, string>) {
   // fetch's own Accept: the route is not asked for an event stream by name.
   const stream = await SseClient.open(url, { accept: '*/*', ...headers })
   expect(stream.response.status).toBe(200)
   expect(stream.response.headers.get('content-type')).toContain('text/event-stream')
+  await vi.waitFor(() => expect(stream.frames.some((frame) => frame.raw.startsWith(': session '))).toBe(true))
+  return stream
+}
+
+/** Reads SSE frames until `until` matches one; returns the frames as {id, data}. */
+async function readSse(stream: SseClient, until: (data: Record<string, unknown>) => boolean) {
   const last = await stream.next(until)
   stream.close()
   const frames = stream.frames.filter((frame) => frame.data !== undefined)
@@ -33,14 +42,13 @@ describe('session event stream', () => {
     const resumeAfter = all[1]!.seq as number
 
     // A resume replays stored events only: the token deltas were live only.
-    const frames = await readSse(`${stack.url}/v1/sessions/sse-1/events`, { 'last-event-id': String(resumeAfter) }, (data) => data.event === 'completed')
+    const frames = await readSse(await openSse(`${stack.url}/v1/sessions/sse-1/events`, { 'last-event-id': String(resumeAfter) }), (data) => data.event === 'completed')
     expect(frames.map((frame) => Number(frame.id))).toEqual(all.slice(2).map((event) => event.seq))
     expect(frames.map((frame) => frame.data.event)).toEqual(all.slice(2).map((event) => event.event))
   })
 
   it('sse - without Last-Event-ID, live events only; a bad one is a 400', async () => {
-    const live = readSse(`${stack.url}/v1/sessions/sse-2/events`, {}, (data) => data.event === 'completed')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    const live = readSse(await openSse(`${stack.url}/v1/sessions/sse-2/events`, {}), (data) => data.event === 'completed')
     const client = await WsClient.connect(stack.wsUrl)
     client.send({ type: 'execute', session_id: 'sse-2', prompt: 'hello' })
     const frames = await live
