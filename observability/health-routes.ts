@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { RouteAccess } from '../gateway/route-config.ts'
+import type { RouteAccess } from '../gateway/mod.ts'
 import type { Metrics } from './metrics.ts'
 import type { Readiness } from './readiness.ts'
 import { formatUptime } from './uptime.ts'

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/mod.ts'
 import { SERVICE_VERSION } from '../contract/version.ts'
-import type { GatewayObserver } from '../gateway/observer.ts'
+import type { GatewayObserver } from '../gateway/mod.ts'
 import type { Engine } from '../runner/engine/engine.ts'
 import type { RunnerObserver } from '../runner/mod.ts'
 import { registerHealthRoutes } from './health-routes.ts'

@@ -1,4 +1,4 @@
-import type { SecurityOptions } from '../../gateway/server.ts'
+import type { SecurityOptions } from '../../gateway/mod.ts'
 import type { ObservabilitySettings } from '../../observability/config.ts'
 import { resolveEngines, type EngineList } from '../../runner/engine/config.ts'
 import type { StateSettings } from '../../state/config.ts'
