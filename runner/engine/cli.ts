@@ -1,6 +1,7 @@
 import { execa, type ResultPromise } from 'execa'
 import { ServiceError } from '../../contract/mod.ts'
-import type { EngineStartOptions } from './engine.ts'
+import { readCliLines, type CliLines } from './cli-lines.ts'
+import type { Engine, EngineHandlers, EngineProcess, EngineStartOptions } from './engine.ts'
 
 /** What every engine shares in starting its CLI and asking its version. */
 
@@ -10,12 +11,13 @@ export type CliChild = ResultPromise<{ stdin: 'pipe'; stdout: 'pipe'; stderr: 'p
 /**
  * Starts `command args` as every long-lived engine does: through the session
  * sandbox (`options.wrap`), in its own process group (so the whole group can be
- * signalled), with exactly the environment given. Node knows at once whether the
- * spawn worked: no pid is ENGINE_START_FAILED. A late write to the stdin of a
- * CLI that exited must not crash the service. The child comes wrapped: it is
- * a promise of its own end, which an `await` of it would wait for.
+ * signalled), with exactly the environment given, its stdout and stderr read
+ * as lines into `lines` (cli-lines.ts). Node knows at once whether the spawn
+ * worked: no pid is ENGINE_START_FAILED. A late write to the stdin of a CLI
+ * that exited must not crash the service. The child comes wrapped: it is a
+ * promise of its own end (after its output was read), which an `await` of it would wait for.
  */
-export async function spawnCli(command: string, args: readonly string[], options: Pick<EngineStartOptions, 'wrap' | 'cwd' | 'env'>): Promise<{ child: CliChild }> {
+export async function spawnCli(command: string, args: readonly string[], options: Pick<EngineStartOptions, 'wrap' | 'cwd' | 'env'>, lines: CliLines): Promise<{ child: CliChild }> {
   const line = options.wrap ? options.wrap(command, args) : { command, args: [...args] }
   const child = execa(line.command, line.args, {
     cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,
@@ -34,6 +36,7 @@ export async function spawnCli(command: string, args: readonly string[], options
     throw new ServiceError('ENGINE_START_FAILED', `cannot start ${command}: ${result.shortMessage ?? 'unknown failure'}`, { cause: result })
   }
   child.stdin.on('error', () => {})
+  void readCliLines(child, lines)
   return { child: child as CliChild }
 }
 
@@ -67,4 +70,23 @@ export class CliVersion {
     })
     return this.#version
   }
+}
+
+/** What every engine shares: its name, its config, and its CLI's version, asked once (CliVersion). */
+export abstract class CliEngine<Config> implements Engine {
+  readonly name: string
+  protected readonly config: Config
+  readonly #version: CliVersion
+
+  constructor(name: string, config: Config, version: CliVersion) {
+    this.name = name
+    this.config = config
+    this.#version = version
+  }
+
+  version(): Promise<string> {
+    return this.#version.get()
+  }
+
+  abstract start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess>
 }

@@ -1,8 +1,8 @@
 import { execa } from 'execa'
 import { killProcessGroup } from '../../process/terminate.ts'
-import { CliVersion, spawnCli } from '../cli.ts'
-import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
-import { LineSplitter } from '../line-splitter.ts'
+import { CliEngine, CliVersion, spawnCli } from '../cli.ts'
+import { readLines } from '../cli-lines.ts'
+import type { EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { startInstructions, TurnPrompts } from '../prompt.ts'
 import { SessionUpdateMapper } from './map.ts'
 import { decidePermission } from './permission.ts'
@@ -34,25 +34,16 @@ type Obj = Record<string, unknown>
  * one `session/prompt` per turn, `session/cancel` to stop one. The agent's
  * `session/request_permission` goes through the tool gate (the WAF).
  */
-export class AcpEngine implements Engine {
-  readonly name = 'acp'
-  readonly #config: AcpEngineConfig
-  /** The agent's name and version from its `initialize` answer (ACP agents have no common `--version`). */
-  readonly #version: CliVersion
-
+export class AcpEngine extends CliEngine<AcpEngineConfig> {
   constructor(config: AcpEngineConfig) {
-    this.#config = config
-    this.#version = new CliVersion(() => probeVersion(config), (err) => `${config.command}: no ACP initialize answer: ${err.message}`)
-  }
-
-  version(): Promise<string> {
-    return this.#version.get()
+    // The agent's name and version from its `initialize` answer (ACP agents have no common `--version`).
+    super('acp', config, new CliVersion(() => probeVersion(config), (err) => `${config.command}: no ACP initialize answer: ${err.message}`))
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
-    const { command, args } = this.#config
-    const { child } = await spawnCli(command, args, options)
-    const pid = child.pid
+    const { command, args } = this.config
+    // The peer writes to the child, which exists only once spawned; nothing is written before.
+    let write = (_text: string) => {}
     const mapper = new SessionUpdateMapper()
     const emit = (outputs: ReturnType<SessionUpdateMapper['map']>) => {
       for (const output of outputs) {
@@ -71,9 +62,7 @@ export class AcpEngine implements Engine {
     const asking = new Set<(outcome: { outcome: 'cancelled' }) => void>()
 
     const rpc = new RpcPeer(
-      (text) => {
-        if (child.stdin.writable) child.stdin.write(text)
-      },
+      (text) => write(text),
       {
         onNotification(method, params) {
           if (method !== 'session/update' || loading || !isObj(params)) return
@@ -108,22 +97,18 @@ export class AcpEngine implements Engine {
       handlers.onOutput({ kind: 'result', result })
     }
 
-    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
-    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
-    const onStdout = (lines: string[]) => {
-      for (const text of lines) rpc.receive(text)
-    }
-    const onStderr = (lines: string[]) => {
-      for (const text of lines) handlers.onStderr(text)
-    }
-    child.stdout.on('data', (chunk: Buffer) => onStdout(stdout.push(chunk)))
-    child.stdout.on('end', () => {
-      onStdout(stdout.end())
+    const { child } = await spawnCli(command, args, options, {
+      maxLineBytes: this.config.maxLineBytes,
+      onLine: (line) => rpc.receive(line),
+      onOverlong: (bytes) => handlers.onOverlong(bytes),
+      onStderr: (line) => handlers.onStderr(line),
       // No more answers can come. A turn still running gets no result: the runner sees the exit (and may retry the turn).
-      rpc.close(new AgentGone())
+      onStdoutEnd: () => rpc.close(new AgentGone()),
     })
-    child.stderr.on('data', (chunk: Buffer) => onStderr(stderr.push(chunk)))
-    child.stderr.on('end', () => onStderr(stderr.end()))
+    const pid = child.pid
+    write = (text) => {
+      if (child.stdin.writable) child.stdin.write(text)
+    }
 
     loading = options.resume
     const session = this.#handshake(rpc, options).then(
@@ -178,7 +163,7 @@ export class AcpEngine implements Engine {
           try {
             process.kill(-pid, 'SIGTERM')
           } catch {}
-        }, this.#config.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS)
+        }, this.config.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS)
       },
       exited,
     }
@@ -252,10 +237,7 @@ async function probeVersion(config: AcpEngineConfig): Promise<string> {
     onRequest: (method) => Promise.reject(methodNotFound(method)),
     onNoise: () => {},
   })
-  const lines = new LineSplitter({ maxLineBytes: 1024 * 1024 })
-  child.stdout.on('data', (chunk: Buffer) => {
-    for (const text of lines.push(chunk)) rpc.receive(text)
-  })
+  void readLines(child.stdout, { maxLineBytes: 1024 * 1024 }, (text) => rpc.receive(text))
   void child.then((result) => rpc.close(new Error(`exited (${result.exitCode ?? result.signal})`)))
   try {
     const init = await rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } })

@@ -1,7 +1,6 @@
 import { killProcessGroup } from '../../process/terminate.ts'
-import { CliVersion, spawnCli } from '../cli.ts'
-import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
-import { LineSplitter } from '../line-splitter.ts'
+import { CliEngine, CliVersion, spawnCli } from '../cli.ts'
+import type { EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { TurnPrompts } from '../prompt.ts'
 import { claudeArgs, interruptLine, userLine, type ClaudeArgsConfig } from './args.ts'
 import type { Obj } from './control.ts'
@@ -15,22 +14,26 @@ export interface ClaudeEngineConfig extends ClaudeArgsConfig {
 }
 
 /** Claude Code driven headless over stream-json. */
-export class ClaudeEngine implements Engine {
-  readonly name = 'claude'
-  readonly #config: ClaudeEngineConfig
-  readonly #version: CliVersion
-
+export class ClaudeEngine extends CliEngine<ClaudeEngineConfig> {
   constructor(config: ClaudeEngineConfig) {
-    this.#config = config
-    this.#version = CliVersion.of(config.command, config.args, 10_000)
-  }
-
-  version(): Promise<string> {
-    return this.#version.get()
+    super('claude', config, CliVersion.of(config.command, config.args, 10_000))
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
-    const { child } = await spawnCli(this.#config.command, claudeArgs(this.#config, options), options)
+    // The gate needs the child to write to and the child's output needs the gate: they meet once both exist.
+    let onControl: ((message: Obj) => void) | undefined
+    let conversationInUse = false
+    const { child } = await spawnCli(this.config.command, claudeArgs(this.config, options), options, {
+      maxLineBytes: this.config.maxLineBytes,
+      onLine: (line) => {
+        for (const output of parseClaudeLine(line, onControl)) handlers.onOutput(output)
+      },
+      onOverlong: (bytes) => handlers.onOverlong(bytes),
+      onStderr: (line) => {
+        if (isConversationInUse(line)) conversationInUse = true
+        handlers.onStderr(line)
+      },
+    })
     const pid = child.pid
     const write = (line: string) => {
       if (child.stdin.writable) child.stdin.write(line)
@@ -44,23 +47,7 @@ export class ClaudeEngine implements Engine {
     const gate = options.toolGate ? new ToolGateSession({ gate: options.toolGate }, write, refused) : undefined
     // Prompts and interrupts wait until the CLI took the tool gate: no turn runs in a CLI that would run tools unchecked.
     const command = gate ? (line: string) => gate.afterInitialize(line) : write
-    const onControl = gate && ((message: Obj) => gate.handle(message))
-    const onStdoutLines = (lines: string[]) => {
-      for (const line of lines) for (const output of parseClaudeLine(line, onControl)) handlers.onOutput(output)
-    }
-    let conversationInUse = false
-    const onStderrLines = (lines: string[]) => {
-      for (const line of lines) {
-        if (isConversationInUse(line)) conversationInUse = true
-        handlers.onStderr(line)
-      }
-    }
-    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
-    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
-    child.stdout.on('data', (chunk: Buffer) => onStdoutLines(stdout.push(chunk)))
-    child.stdout.on('end', () => onStdoutLines(stdout.end()))
-    child.stderr.on('data', (chunk: Buffer) => onStderrLines(stderr.push(chunk)))
-    child.stderr.on('end', () => onStderrLines(stderr.end()))
+    onControl = gate && ((message: Obj) => gate.handle(message))
     // Resolves after stderr ended (execa waits for the streams), so every line was seen.
     const exited: Promise<EngineExit> = child.then((result) => ({
       code: result.exitCode ?? null,

@@ -3,10 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { ServiceError } from '../../../contract/mod.ts'
 import { SESSION_TAG_VAR } from '../../process/env.ts'
-import { CliVersion, spawnCli } from '../cli.ts'
-import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
+import { CliEngine, CliVersion, spawnCli } from '../cli.ts'
+import type { EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import type { ToolGate } from '../../../waf/mod.ts'
-import { LineSplitter } from '../line-splitter.ts'
 import { TurnPrompts } from '../prompt.ts'
 import { codexArgs, type CodexArgsConfig } from './args.ts'
 import { AppServerSession } from './session.ts'
@@ -28,48 +27,35 @@ const MAX_SOCKET_PATH = 100
  * `turn/interrupt` to stop a turn. With a tool gate, a PreToolUse hook asks the
  * runner about every tool call before Codex runs it (tool-gate.ts).
  */
-export class CodexEngine implements Engine {
-  readonly name = 'codex'
-  readonly #config: CodexEngineConfig
-  /** Prints `codex-cli 0.169.0`. */
-  readonly #version: CliVersion
-
+export class CodexEngine extends CliEngine<CodexEngineConfig> {
   constructor(config: CodexEngineConfig) {
-    this.#config = config
-    this.#version = CliVersion.of(config.command, [], 10_000)
-  }
-
-  version(): Promise<string> {
-    return this.#version.get()
+    // Prints `codex-cli 0.169.0`.
+    super('codex', config, CliVersion.of(config.command, [], 10_000))
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
     const listening = options.toolGate ? await listenGate(options.controlDir, options.toolGate) : undefined
     const gate = listening?.gate
-    const args = codexArgs(this.#config, {
+    const args = codexArgs(this.config, {
       sessionTag: options.env[SESSION_TAG_VAR],
       gate: listening && { node: process.execPath, socketPath: listening.inside, timeoutSeconds: options.toolGate?.timeoutSeconds ?? 30 },
     })
-    const { child } = await spawnCli(this.#config.command, args, options).catch(async (err: unknown) => {
+    // The session writes to the child, which exists only once spawned; its first write is in begin() below.
+    let write = (_message: object) => {}
+    const session = new AppServerSession(options, handlers, (message) => write(message))
+    const { child } = await spawnCli(this.config.command, args, options, {
+      maxLineBytes: this.config.maxLineBytes,
+      onLine: (line) => session.receive(line),
+      onOverlong: (bytes) => handlers.onOverlong(bytes),
+      onStderr: (line) => handlers.onStderr(line),
+    }).catch(async (err: unknown) => {
       await gate?.close()
       throw err
     })
     const pid = child.pid
-    const session = new AppServerSession(options, handlers, (message) => {
+    write = (message) => {
       if (child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`)
-    })
-    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
-    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
-    const onStdout = (lines: string[]) => {
-      for (const text of lines) session.receive(text)
     }
-    const onStderr = (lines: string[]) => {
-      for (const text of lines) handlers.onStderr(text)
-    }
-    child.stdout.on('data', (chunk: Buffer) => onStdout(stdout.push(chunk)))
-    child.stdout.on('end', () => onStdout(stdout.end()))
-    child.stderr.on('data', (chunk: Buffer) => onStderr(stderr.push(chunk)))
-    child.stderr.on('end', () => onStderr(stderr.end()))
     const exited: Promise<EngineExit> = child.then(async (result) => {
       session.exited()
       await gate?.close()

@@ -3,9 +3,9 @@ import type { Duplex } from 'node:stream'
 import { ServiceError } from '../../../contract/mod.ts'
 import { SESSION_TAG_VAR } from '../../process/env.ts'
 import { killProcessGroup, terminateSession } from '../../process/terminate.ts'
-import { CliVersion } from '../cli.ts'
-import type { Engine, EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
-import { LineSplitter } from '../line-splitter.ts'
+import { CliEngine, CliVersion } from '../cli.ts'
+import { readCliLines } from '../cli-lines.ts'
+import type { EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { failedTurn, PerTurnProcess, type TurnProcess } from '../per-turn-process.ts'
 import { TurnPrompts } from '../prompt.ts'
 import { GATE_FD, runArgs, turnEnv, type OpenCodeArgsConfig } from './args.ts'
@@ -35,18 +35,9 @@ const STDERR_TAIL = 10
  * before it runs); the prompt is written to the CLI's stdin only once the
  * plugin said it is loaded, so no turn runs ungated.
  */
-export class OpenCodeEngine implements Engine {
-  readonly name = 'opencode'
-  readonly #config: OpenCodeEngineConfig
-  readonly #version: CliVersion
-
+export class OpenCodeEngine extends CliEngine<OpenCodeEngineConfig> {
   constructor(config: OpenCodeEngineConfig) {
-    this.#config = config
-    this.#version = CliVersion.of(config.command, config.args, 30_000)
-  }
-
-  version(): Promise<string> {
-    return this.#version.get()
+    super('opencode', config, CliVersion.of(config.command, config.args, 30_000))
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
@@ -76,8 +67,9 @@ export class OpenCodeEngine implements Engine {
     resumeLatest: boolean,
     onSession: (id: string) => void,
   ): Promise<TurnProcess> {
-    const args = [...runArgs(this.#config, sessionId), ...(resumeLatest ? ['--continue'] : [])]
-    const line = options.wrap ? options.wrap(this.#config.command, args) : { command: this.#config.command, args }
+    const { command } = this.config
+    const args = [...runArgs(this.config, sessionId), ...(resumeLatest ? ['--continue'] : [])]
+    const line = options.wrap ? options.wrap(command, args) : { command, args }
     const child = spawn(line.command, line.args, {
       cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,
       env: turnEnv(options.env),
@@ -89,7 +81,7 @@ export class OpenCodeEngine implements Engine {
     const spawnError = new Promise<Error>((resolve) => child.once('error', resolve))
     if (child.pid === undefined) {
       const err = await spawnError
-      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${this.#config.command}: ${err.message}`, { cause: err })
+      throw new ServiceError('ENGINE_START_FAILED', `cannot start ${command}: ${err.message}`, { cause: err })
     }
     const pid = child.pid
     const started = Date.now()
@@ -121,39 +113,24 @@ export class OpenCodeEngine implements Engine {
       socket.destroy()
     })
 
-    const onLines = (lines: string[]) => {
-      for (const l of lines) {
-        for (const output of mapper.line(l)) {
+    const read = readCliLines(child, {
+      maxLineBytes: this.config.maxLineBytes,
+      onLine: (text) => {
+        for (const output of mapper.line(text)) {
           if (output.kind === 'init') {
             if (output.cliSessionId !== undefined) onSession(output.cliSessionId)
           } else handlers.onOutput(output)
         }
-      }
-    }
-    const onStderr = (lines: string[]) => {
-      for (const l of lines) {
-        stderrTail.push(l)
+      },
+      onOverlong: (bytes) => handlers.onOverlong(bytes),
+      onStderr: (text) => {
+        stderrTail.push(text)
         if (stderrTail.length > STDERR_TAIL) stderrTail.shift()
-        handlers.onStderr(l)
-      }
-    }
-    const stdout = new LineSplitter({ maxLineBytes: this.#config.maxLineBytes, onOverlong: (bytes) => handlers.onOverlong(bytes) })
-    const stderr = new LineSplitter({ maxLineBytes: 64 * 1024 })
-    child.stdout.on('data', (chunk: Buffer) => onLines(stdout.push(chunk)))
-    child.stderr.on('data', (chunk: Buffer) => onStderr(stderr.push(chunk)))
-    const drained = (stream: NodeJS.ReadableStream, flush: () => void) =>
-      new Promise<void>((resolve) =>
-        stream.once('close', () => {
-          flush()
-          resolve()
-        }),
-      )
+        handlers.onStderr(text)
+      },
+    })
     const exit = new Promise<EngineExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-    const result = Promise.all([
-      exit,
-      drained(child.stdout, () => onLines(stdout.end())),
-      drained(child.stderr, () => onStderr(stderr.end())),
-    ]).then(
+    const result = Promise.all([exit, read]).then(
       ([exited]) => mapper.result(exited, Date.now() - started, stderrTail),
       (err: unknown) => failedTurn(`reading the agent CLI failed: ${(err as Error).message}`),
     )
