@@ -1,53 +1,33 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CodexEngine } from '../../runner/engine/codex/engine.ts'
-import type { EngineProcess, EngineStartOptions } from '../../runner/engine/engine.ts'
+import type { EngineStartOptions } from '../../runner/engine/engine.ts'
 import type { ToolCall, ToolGate } from '../../waf/mod.ts'
 import { SESSION_TAG_VAR } from '../../runner/process/env.ts'
 import { killProcessGroup } from '../../runner/process/terminate.ts'
 import { startFakeResponses, type FakeResponses } from '../fakes/openai-responses.ts'
-import { EngineRun, taggedProcesses } from '../fixtures/engine-run.ts'
+import { b64, denyRmRf, engineScratch, RM_RF_DENIED, taggedProcesses } from '../fixtures/engine-run.ts'
 import { processesUnder } from '../fixtures/processes.ts'
 import { codexBin, fakeProviderArgs } from './engines/codex.ts'
 
-const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
-
 describe('codex engine - the real Codex CLI over app-server against the fake Responses API', () => {
   let api: FakeResponses
-  let root: string
-  const engine = () => new CodexEngine({ command: codexBin, args: fakeProviderArgs(api.url), model: 'gpt-5.5', maxLineBytes: 1 << 20 })
-  const started: EngineProcess[] = []
+  const engine = (args: string[] = []) => new CodexEngine({ command: codexBin, args: [...fakeProviderArgs(api.url), ...args], model: 'gpt-5.5', maxLineBytes: 1 << 20 })
+  const scratch = engineScratch('codex-engine-')
 
   beforeAll(async () => {
     api = await startFakeResponses()
-    root = await mkdtemp(path.join(os.tmpdir(), 'codex-engine-'))
   })
   afterAll(async () => {
-    for (const p of started) killProcessGroup(p.pid)
     await api?.stop()
-    await rm(root, { recursive: true, force: true })
   })
 
   async function start(name: string, extra: Partial<EngineStartOptions> = {}, args?: string[]) {
-    const cwd = path.join(root, name, 'work')
-    const home = path.join(root, name, 'home')
-    await Promise.all([mkdir(cwd, { recursive: true }), mkdir(home, { recursive: true })])
-    const tag = `codex-test-${name}`
-    const run = new EngineRun()
-    const options: EngineStartOptions = {
-      cwd,
-      cliSessionId: '00000000-0000-4000-8000-000000000000',
-      resume: false,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, FAKE_OPENAI_API_KEY: 'k', [SESSION_TAG_VAR]: tag },
-      ...extra,
-    }
-    const e = args ? new CodexEngine({ command: codexBin, args: [...fakeProviderArgs(api.url), ...args], model: 'gpt-5.5', maxLineBytes: 1 << 20 }) : engine()
-    run.process = await e.start(options, run.handlers)
-    started.push(run.process)
-    return { run, cwd, home, tag, options }
+    const session = await scratch.session(name, `codex-test-${name}`, (home) => ({ HOME: home, FAKE_OPENAI_API_KEY: 'k' }))
+    const options: EngineStartOptions = { ...session.options, ...extra }
+    const run = await scratch.start(engine(args), options)
+    return { ...session, run, options }
   }
 
   it('version - the CLI says codex-cli 0.169.0', async () => {
@@ -105,9 +85,7 @@ describe('codex engine - the real Codex CLI over app-server against the fake Res
     killProcessGroup(first.run.process.pid)
     await first.run.process.exited
 
-    const run = new EngineRun()
-    run.process = await engine().start({ ...first.options, resume: true, conversationId: threadId }, run.handlers)
-    started.push(run.process)
+    const run = await scratch.start(engine(), { ...first.options, resume: true, conversationId: threadId })
     const { outputs: again, result } = await run.turn('recall')
     expect(again.find((o) => o.kind === 'init')).toMatchObject({ cliSessionId: threadId })
     expect(result?.text).toBe('Earlier prompts: remember the word pelican')
@@ -124,25 +102,15 @@ describe('codex engine - the real Codex CLI over app-server against the fake Res
   })
 
   describe('tool gate (the WAF at the tool call)', () => {
-    const reason = 'WAF: rm -rf of the root is not allowed'
-    const waf = (calls: ToolCall[]): ToolGate => ({
-      timeoutSeconds: 10,
-      check: (call) => {
-        calls.push(call)
-        const command = (call.input as { command?: string }).command ?? ''
-        return command.includes('rm -rf') ? { decision: 'deny', reason } : { decision: 'allow' }
-      },
-    })
-
     it('a denied call never runs, and the model is told why', async () => {
       const calls: ToolCall[] = []
-      const { run, cwd } = await start('waf-deny', { toolGate: waf(calls) })
+      const { run, cwd } = await start('waf-deny', { toolGate: denyRmRf(calls) })
       const canary = path.join(cwd, 'CANARY')
       const { outputs, result } = await run.turn(`run-b64: ${b64(`touch ${canary}; exit 0; rm -rf /`)}`)
       expect(calls[0]).toMatchObject({ toolName: 'Bash', input: { command: `touch ${canary}; exit 0; rm -rf /` }, toolUseId: expect.any(String) })
       expect(existsSync(canary)).toBe(false)
       expect(outputs.some((o) => o.kind === 'tool_result')).toBe(false)
-      expect(api.saw(reason)).toBe(true)
+      expect(api.saw(RM_RF_DENIED)).toBe(true)
       expect(result).toMatchObject({ isError: false })
       run.process.endInput()
       await run.process.exited
@@ -150,7 +118,7 @@ describe('codex engine - the real Codex CLI over app-server against the fake Res
 
     it('an allowed call runs', async () => {
       const calls: ToolCall[] = []
-      const { run } = await start('waf-allow', { toolGate: waf(calls) })
+      const { run } = await start('waf-allow', { toolGate: denyRmRf(calls) })
       const { outputs } = await run.turn('run: echo allowed-ok')
       expect(calls).toHaveLength(1)
       expect(outputs.find((o) => o.kind === 'tool_result')).toMatchObject({ content: 'allowed-ok\n' })

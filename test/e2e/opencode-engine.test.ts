@@ -1,35 +1,19 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EngineOutput, EngineStartOptions } from '../../runner/engine/engine.ts'
 import type { ToolCall, ToolGate } from '../../waf/mod.ts'
 import { OpenCodeEngine } from '../../runner/engine/opencode/engine.ts'
-import { SESSION_TAG_VAR } from '../../runner/process/env.ts'
 import { killProcessGroup } from '../../runner/process/terminate.ts'
 import { SessionSandbox } from '../../runner/sandbox-exec/mod.ts'
 import { startFakeChat, type FakeChat } from '../fakes/openai-chat.ts'
-import { EngineRun, taggedProcesses } from '../fixtures/engine-run.ts'
+import { b64, denyRmRf, engineScratch, RM_RF_DENIED, taggedProcesses } from '../fixtures/engine-run.ts'
 import { requireBwrap } from '../fixtures/escape-corpus.ts'
 import { processesUnder } from '../fixtures/processes.ts'
 import { opencodeCli } from '../fixtures/opencode-cli.ts'
 import { FAKE_MODEL, opencodeEnv } from './engines/opencode.ts'
 
-const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const kinds = (outputs: EngineOutput[]) => outputs.filter((o) => !o.kind.endsWith('_delta')).map((o) => o.kind)
-
-const reason = 'WAF: rm -rf of the root is not allowed'
-function waf(calls: ToolCall[]): ToolGate {
-  return {
-    timeoutSeconds: 10,
-    check: (call) => {
-      calls.push(call)
-      const command = (call.input as { command?: string }).command ?? ''
-      return command.includes('rm -rf') ? { decision: 'deny', reason } : { decision: 'allow' }
-    },
-  }
-}
 
 /**
  * The real OpenCode CLI (1.18.33, `opencode run --format json`, a process per
@@ -39,32 +23,23 @@ function waf(calls: ToolCall[]): ToolGate {
 describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - real CLI against the fake Chat Completions API (sandboxed: $sandboxed)', ({ sandboxed }) => {
   if (sandboxed) requireBwrap()
   let api: FakeChat
-  let root: string
   /** The real CLI, installed into .tools/ on first use (test/fixtures/opencode-cli.ts says why not as a dev dependency). */
   let opencodeBin: string
   const engine = () => new OpenCodeEngine({ command: opencodeBin, args: [], model: FAKE_MODEL, maxLineBytes: 1 << 20 })
-  const runs: EngineRun[] = []
+  const scratch = engineScratch('opencode-engine-')
 
   beforeAll(async () => {
     opencodeBin = await opencodeCli()
     api = await startFakeChat()
-    root = await mkdtemp(path.join(os.tmpdir(), 'opencode-engine-'))
   })
   afterAll(async () => {
-    for (const run of runs) {
-      run.process.endInput()
-      if (run.process.pid > 1) killProcessGroup(run.process.pid)
-    }
     await api?.stop()
-    await rm(root, { recursive: true, force: true })
   })
 
   async function start(name: string, extra: Partial<EngineStartOptions> = {}) {
-    const cwd = path.join(root, name, 'work')
-    const home = path.join(root, name, 'home')
-    await Promise.all([mkdir(cwd, { recursive: true }), mkdir(home, { recursive: true })])
-    const tag = `opencode-test-${name}-${sandboxed}`
-    let env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...opencodeEnv(api.url, home), [SESSION_TAG_VAR]: tag }
+    const session = await scratch.session(name, `opencode-test-${name}-${sandboxed}`, (home) => opencodeEnv(api.url, home))
+    const { cwd } = session
+    let env = session.options.env
     let wrap: EngineStartOptions['wrap']
     if (sandboxed) {
       const { HOME: _home, ...engineEnv } = env
@@ -72,7 +47,7 @@ describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - re
         mode: 'bwrap',
         forwarder: 'auto',
         command: 'bwrap',
-        stateDir: path.join(root, name, 'state'),
+        stateDir: path.join(path.dirname(cwd), 'state'),
         hide: [],
         network: 'allowlist',
         networkAllow: [new URL(api.url).host],
@@ -84,11 +59,9 @@ describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - re
       env = launch.env
       wrap = launch.wrap
     }
-    const options: EngineStartOptions = { cwd, cliSessionId: '00000000-0000-4000-8000-000000000000', resume: false, env, wrap, ...extra }
-    const run = new EngineRun()
-    run.process = await engine().start(options, run.handlers)
-    runs.push(run)
-    return { run, cwd, tag, options }
+    const options: EngineStartOptions = { ...session.options, env, wrap, ...extra }
+    const run = await scratch.start(engine(), options)
+    return { ...session, run, options }
   }
 
   it('version - the CLI says 1.18.33', async () => {
@@ -149,9 +122,7 @@ describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - re
     first.run.process.endInput()
     await first.run.process.exited
 
-    const run = new EngineRun()
-    run.process = await engine().start({ ...first.options, resume: true, conversationId: sessionId }, run.handlers)
-    runs.push(run)
+    const run = await scratch.start(engine(), { ...first.options, resume: true, conversationId: sessionId })
     const { result } = await run.turn('recall')
     expect(result?.text).toMatch(/^Earlier prompts: remember the word pelican/)
     run.process.endInput()
@@ -168,15 +139,15 @@ describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - re
 
   it('WAF - a denied call never runs, the model is told why; an allowed call runs', async () => {
     const calls: ToolCall[] = []
-    const { run, cwd } = await start('waf', { toolGate: waf(calls) })
+    const { run, cwd } = await start('waf', { toolGate: denyRmRf(calls) })
     const canary = path.join(cwd, 'CANARY')
     const command = `touch ${canary}; exit 0; rm -rf /`
     const { outputs, result } = await run.turn(`run-b64: ${b64(command)}`)
     expect(calls[0]).toMatchObject({ toolName: 'Bash', input: { command }, toolUseId: expect.any(String), cwd })
     expect(existsSync(canary)).toBe(false)
-    expect(outputs.find((o) => o.kind === 'tool_result')).toMatchObject({ isError: true, content: reason })
-    expect(api.saw(reason)).toBe(true)
-    expect(result).toMatchObject({ isError: false, text: `Done. The tool said: ${reason}` })
+    expect(outputs.find((o) => o.kind === 'tool_result')).toMatchObject({ isError: true, content: RM_RF_DENIED })
+    expect(api.saw(RM_RF_DENIED)).toBe(true)
+    expect(result).toMatchObject({ isError: false, text: `Done. The tool said: ${RM_RF_DENIED}` })
 
     const allowed = await run.turn('run: echo allowed-ok')
     expect(calls).toHaveLength(2)
