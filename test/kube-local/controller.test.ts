@@ -244,6 +244,8 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
 
   test('two replicas: one leads; when the leader dies the other takes the Lease and keeps the pool', async () => {
     const second = await startController('ctl-b')
+    // A fixed window on purpose: the assertion is that ctl-b does not take the Lease from a live leader,
+    // so there is nothing to wait for; 3 s is one and a half renew intervals of ctl-b campaigning.
     await new Promise((resolve) => setTimeout(resolve, 3_000))
     expect(await holder()).toBe('ctl-a')
     expect(await warm()).toHaveLength(2)

@@ -9,6 +9,7 @@ import { AppsV1Api, CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes
 import { beforeEach, inject } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { helm } from '../charts/render.ts'
+import { until as untilHolds } from '../fixtures/until.ts'
 
 export const KUBE_LOCAL_SCRIPT = fileURLToPath(new URL('../../scripts/kube-local.sh', import.meta.url))
 
@@ -68,16 +69,7 @@ export const RESTRICTED = {
 /** A fresh namespace enforcing `restricted`, usable once the controller manager gave it its default ServiceAccount. */
 export async function restrictedNamespace(api: Clients, name: string): Promise<void> {
   await api.core.createNamespace({ body: { metadata: { name, labels: { ...RESTRICTED } } } })
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    try {
-      await api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })
-      return
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`namespace ${name} got no default ServiceAccount in 30 s`, { cause: err })
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
+  await until(async () => Boolean(await api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })), `the default ServiceAccount of namespace ${name}`, 30_000)
 }
 
 /**
@@ -111,21 +103,10 @@ export async function helmOn(kubeconfig: string, args: string[]): Promise<string
   return result.stdout
 }
 
-/** Polls `check` until it returns true. */
-export async function until(check: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs: number, intervalMs = 200): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      if (await check()) return
-    } catch (err) {
-      last = err
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`, { cause: last })
-    await new Promise((resolve) => setTimeout(resolve, intervalMs))
-  }
+/** The shared `until`, polling every 200 ms: each check here is a request to the API server. */
+export function until(check: () => boolean | Promise<boolean>, what: string | (() => string), timeoutMs: number, intervalMs = 200): Promise<void> {
+  return untilHolds(check, what, timeoutMs, intervalMs)
 }
-
 
 /**
  * The chart's service config (its ConfigMap's `config.yaml`), pointed at a test's NATS and
