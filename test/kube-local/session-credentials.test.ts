@@ -15,148 +15,91 @@
  * without Kubernetes, and what each credential may reach:
  * test/service/assignment.integration.test.ts.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import os from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { KubeConfig, type V1Secret } from '@kubernetes/client-node'
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { percentile } from '../../bench/relay.ts'
-import { NatsBus } from '../../bus/mod.ts'
 import { subjects } from '../../contract/subjects.ts'
 import { decodeJwtClaims } from '../../controller/credentials/jwt.ts'
 import { POD_CREDS_KEY, podCredentialsSecret, RUNNER_CONTAINER } from '../../controller/pod-spec.ts'
-import { resolveConfig } from '../../service/config/mod.ts'
-import { openServiceState } from '../../service/state.ts'
-import type { State } from '../../state/mod.ts'
-import { CHART } from '../charts/render.ts'
 import { natsOperator, roleUser, type NatsOperator } from '../fixtures/nats-jwt.ts'
-import { startPrivateNats, type NatsFixture } from '../fixtures/nats-server.ts'
-import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
-import { FAKE_CLAUDE } from '../fixtures/stack.ts'
-import { WsClient } from '../fixtures/ws-client.ts'
-import { admin, chartConfig as chartConfigFor, clients, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
-import { PodRunners } from './pod-runners.ts'
-import { sessionViews } from './session-views.ts'
+import { startPrivateNats } from '../fixtures/nats-server.ts'
+import { clients, until } from './kube-local.ts'
+import { sessionClusterForFile } from './session-cluster.ts'
 
 const NS = 'ar-session-creds'
-const RELEASE = 'arc'
-const FULLNAME = `${RELEASE}-agent-runtime`
-const POOL = FULLNAME
 const prefix = `k8sc${process.pid}`
 const SIGNING_KEY_SECRET = 'nats-account-signing-key'
 /** Sessions whose placement is measured (each on a fresh warm pod). */
 const PLACEMENTS = 10
 
-let dir: string
-let api: Clients
-let controllerApi: Clients
 let operator: NatsOperator
 let natsLog: string
-let nats: NatsFixture
-let bus: NatsBus
-let state: State
-let controller: ServiceProcess
-let gateway: ServiceProcess
-let pods: PodRunners
-let client: WsClient
 
-const cluster = kubeLocalForFile()
-
-/** The chart's service config, pointed at this test's NATS. */
-const chartConfig = (configYaml: string) => chartConfigFor(configYaml, nats.url, prefix)
+const k8s = sessionClusterForFile({
+  namespace: NS,
+  release: 'arc',
+  prefix,
+  async startNats(dir) {
+    operator = await natsOperator(dir)
+    natsLog = path.join(dir, 'nats.log')
+    return startPrivateNats(['-c', operator.serverConfig, '-l', natsLog])
+  },
+  async beforeInstall() {
+    await k8s.api.core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: SIGNING_KEY_SECRET }, stringData: { 'signing-key': new TextDecoder().decode(operator.signingKey.getSeed()) } } })
+  },
+  helmArgs: () => [
+    '--set', 'sessionCredentials.enabled=true',
+    '--set', `sessionCredentials.signingKey.existingSecret=${SIGNING_KEY_SECRET}`,
+    '--set', `sessionCredentials.account=${operator.account}`,
+  ],
+  // The test's own user (no limits) opens the state; the gateway and the controller have their roles' users.
+  busAuth: async () => ({ credsFile: await operator.userCreds('k8s-creds-test') }),
+  async controllerConfig(base) {
+    const credentials = base.controller.session_credentials
+    return { ...base, nats: { ...base.nats, ...(await roleUser(operator, k8s.dir, 'controller', prefix)) }, controller: { ...base.controller, session_credentials: { ...credentials, signing_key_file: await mountSigningKey(credentials.signing_key_file) } } }
+  },
+  gatewayConfig: async (base) => ({ ...base, nats: { ...base.nats, ...(await roleUser(operator, k8s.dir, 'gateway', prefix)) } }),
+})
+const POOL = k8s.pool
+const { warmWithRunner, output, ownerOf, turnEvent } = k8s
 
 /**
  * The signing key file the controller's config names, as the chart's controller Deployment mounts
  * it: the Secret volume whose mount holds that path, its key written here; returns the local path.
  */
 async function mountSigningKey(file: string): Promise<string> {
-  const template = (await api.apps.readNamespacedDeployment({ name: `${FULLNAME}-controller`, namespace: NS })).spec!.template.spec!
+  const template = (await k8s.api.apps.readNamespacedDeployment({ name: `${k8s.fullname}-controller`, namespace: NS })).spec!.template.spec!
   const mount = template.containers.flatMap((c) => c.volumeMounts ?? []).find((m) => file.startsWith(`${m.mountPath}/`))
   const secretName = template.volumes?.find((v) => v.name === mount?.name)?.secret?.secretName
   if (mount === undefined || secretName === undefined) throw new Error(`the controller Deployment mounts no Secret at ${file}`)
   const key = file.slice(mount.mountPath.length + 1)
-  const value = (await api.core.readNamespacedSecret({ name: secretName, namespace: NS })).data?.[key]
+  const value = (await k8s.api.core.readNamespacedSecret({ name: secretName, namespace: NS })).data?.[key]
   if (value === undefined) throw new Error(`Secret ${secretName} has no key ${key}`)
-  const local = path.join(dir, 'controller', mount.name, key)
+  const local = path.join(k8s.dir, 'controller', mount.name, key)
   await mkdir(path.dirname(local), { recursive: true })
   await writeFile(local, Buffer.from(value, 'base64'), { mode: 0o400 })
   return local
 }
 
-beforeAll(async () => {
-  if (cluster === undefined) return
-  api = admin(cluster.kubeconfig)
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ar-k8s-creds-'))
-  operator = await natsOperator(dir)
-  natsLog = path.join(dir, 'nats.log')
-  nats = await startPrivateNats(['-c', operator.serverConfig, '-l', natsLog])
-  await restrictedNamespace(api, NS)
-  await api.core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: SIGNING_KEY_SECRET }, stringData: { 'signing-key': new TextDecoder().decode(operator.signingKey.getSeed()) } } })
-  await helmOn(cluster.kubeconfig, [
-    'install', RELEASE, CHART, '--namespace', NS, '--wait', '--timeout', '3m',
-    '--set', 'sessionCredentials.enabled=true',
-    '--set', `sessionCredentials.signingKey.existingSecret=${SIGNING_KEY_SECRET}`,
-    '--set', `sessionCredentials.account=${operator.account}`,
-  ])
-  const controllerKubeconfig = await serviceAccountKubeconfig(api, NS, `${FULLNAME}-controller`, path.join(dir, 'controller.kubeconfig'))
-  const controllerConfig = new KubeConfig()
-  controllerConfig.loadFromFile(controllerKubeconfig)
-  controllerApi = clients(controllerConfig)
-  const configYaml = (await api.core.readNamespacedConfigMap({ name: `${FULLNAME}-config`, namespace: NS })).data!['config.yaml']!
-  const base = chartConfig(configYaml)
-  // The test's own user (no limits) opens the state; the gateway and the controller have their roles' users.
-  bus = await NatsBus.connect(nats.url, { name: 'k8s-creds-test', auth: { credsFile: await operator.userCreds('k8s-creds-test') } })
-  state = await openServiceState(bus, resolveConfig(base, {}), pino({ level: 'silent' }))
-  pods = new PodRunners({
-    api,
-    namespace: NS,
-    pool: POOL,
-    dir,
-    local: {
-      config(config) {
-        Object.assign(config, chartConfig(JSON.stringify(config)))
-        config.engine = { ...config.engine, command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args }
-        config.runner = { ...config.runner, http_port: 0 }
-      },
-      env: { NATS_URL: nats.url },
-    },
-  })
-  await pods.start()
-  const credentials = base.controller.session_credentials
-  controller = await startServiceProcess(
-    'controller',
-    { ...base, nats: { ...base.nats, ...(await roleUser(operator, dir, 'controller', prefix)) }, controller: { ...base.controller, session_credentials: { ...credentials, signing_key_file: await mountSigningKey(credentials.signing_key_file) } } },
-    dir,
-    { KUBECONFIG: controllerKubeconfig, POD_NAME: 'ctl-0', POD_NAMESPACE: NS },
-  )
-  gateway = await startServiceProcess('gateway', { ...base, nats: { ...base.nats, ...(await roleUser(operator, dir, 'gateway', prefix)) } }, dir)
-  client = await WsClient.connect(`${gateway.address!.replace('http', 'ws')}/ws/v1/agent`)
-}, 300_000)
+/** Clients with the token of the chart's controller ServiceAccount: what the chart's Role lets the controller do. */
+function asController() {
+  const config = new KubeConfig()
+  config.loadFromFile(k8s.controllerKubeconfig)
+  return clients(config)
+}
 
-afterAll(async () => {
-  await client?.close()
-  await gateway?.stop('SIGKILL')
-  await controller?.stop('SIGKILL')
-  await pods?.stop()
-  await state?.close()
-  await bus?.close()
-  await nats?.stop()
-  if (api) await api.core.deleteNamespace({ name: NS }).catch(() => {})
-  if (dir) await rm(dir, { recursive: true, force: true })
-})
-
-const { warmWithRunner, output, ownerOf, turnEvent } = sessionViews(() => ({ api, namespace: NS, pool: POOL, state, controller, gateway, pods, client }))
 const notFound = (err: unknown) => (err as { code?: number }).code === 404
 async function secretOf(pod: string): Promise<V1Secret | undefined> {
-  return api.core.readNamespacedSecret({ name: podCredentialsSecret(pod), namespace: NS }).catch((err: unknown) => {
+  return k8s.api.core.readNamespacedSecret({ name: podCredentialsSecret(pod), namespace: NS }).catch((err: unknown) => {
     if (notFound(err)) return undefined
     throw err
   })
 }
 /** The controller's log lines that say `msg`, parsed. */
 function controllerSaid(msg: string): Record<string, any>[] {
-  return controller
+  return k8s.controller
     .output()
     .split('\n')
     .filter((line) => line.includes(`"msg":"${msg}"`))
@@ -168,13 +111,13 @@ const credsJwt = (creds: string) => decodeJwtClaims(creds.split('\n')[1]!)
 
 /** Closes a session as a client does (DELETE /v1/sessions/{id}): the runner ends it and deletes its record. */
 async function closeSession(sessionId: string): Promise<void> {
-  const response = await fetch(`${gateway.address}/v1/sessions/${sessionId}`, { method: 'DELETE' })
+  const response = await fetch(`${k8s.gateway.address}/v1/sessions/${sessionId}`, { method: 'DELETE' })
   if (!response.ok) throw new Error(`closing ${sessionId}: ${response.status} ${await response.text()}`)
 }
 
 /** A turn of a new session: the session's owner once it completed. */
 async function firstTurn(sessionId: string, prompt: string): Promise<string> {
-  client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt })
+  k8s.client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt })
   const end = await turnEvent(sessionId, 1, (event) => event === 'completed' || event === 'error')
   if (end.event !== 'completed') throw new Error(`${sessionId}: ${JSON.stringify(end)}\n${output()}`)
   const owner = await ownerOf(sessionId)
@@ -189,13 +132,13 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     await until(async () => (await warmWithRunner()).length === 2, () => `two warm pods with runners\n${output()}`, 90_000)
     const owner = await firstTurn('creds-1', 'tool: echo with its own credential')
     owners.push(owner)
-    expect(client.eventsOf('creds-1').find((msg) => msg.event === 'tool_result')?.data).toBe('with its own credential')
+    expect(k8s.client.eventsOf('creds-1').find((msg) => msg.event === 'tool_result')?.data).toBe('with its own credential')
     expect(owner).toMatch(new RegExp(`^${POOL}-`))
-    expect(pods.get(owner)?.process.output()).toContain('assigned a session by the controller')
+    expect(k8s.pods.get(owner)?.process.output()).toContain('assigned a session by the controller')
     expect(controllerSaid(PLACED)).toEqual([expect.objectContaining({ pod: owner, session_id: 'creds-1' })])
 
     // The pod names no Secret but its own, and no shared NATS user.
-    const pod = await api.core.readNamespacedPod({ name: owner, namespace: NS })
+    const pod = await k8s.api.core.readNamespacedPod({ name: owner, namespace: NS })
     const container = pod.spec!.containers.find((c) => c.name === RUNNER_CONTAINER)!
     const secretsNamed = [...(pod.spec!.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : [])), ...(container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : []))]
     expect(secretsNamed).toEqual([podCredentialsSecret(owner)])
@@ -212,10 +155,10 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     expect(claims).toMatchObject({ name: `warm-pod ${owner}`, iss: operator.signingKey.getPublicKey(), nats: { issuer_account: operator.account, pub: { deny: ['>'] }, sub: { allow: [subjects(prefix).assign(owner)] } } })
     expect(claims.nats.pub.allow).toBeUndefined()
     // The file its runner read is that Secret's key, as the kubelet mounts it.
-    expect(await readFile(path.join(dir, owner, 'nats', POD_CREDS_KEY), 'utf8')).toBe(creds)
+    expect(await readFile(path.join(k8s.dir, owner, 'nats', POD_CREDS_KEY), 'utf8')).toBe(creds)
 
     // The controller made that Secret with the chart's Role, which lets it create Secrets but not read them.
-    const read = await controllerApi.core.readNamespacedSecret({ name: podCredentialsSecret(owner), namespace: NS }).catch((err: unknown) => err)
+    const read = await asController().core.readNamespacedSecret({ name: podCredentialsSecret(owner), namespace: NS }).catch((err: unknown) => err)
     expect((read as { code?: number }).code).toBe(403)
   })
 
@@ -223,8 +166,8 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     const owner = await firstTurn('creds-2', 'tool: echo second')
     owners.push(owner)
     expect(owners[1]).not.toBe(owners[0])
-    expect(pods.get(owner)?.process.output()).toContain('"session_id":"creds-2"')
-    expect(pods.get(owners[0]!)?.process.output()).not.toContain('"session_id":"creds-2"')
+    expect(k8s.pods.get(owner)?.process.output()).toContain('"session_id":"creds-2"')
+    expect(k8s.pods.get(owners[0]!)?.process.output()).not.toContain('"session_id":"creds-2"')
     const [first, second] = await Promise.all(owners.map(async (pod) => credsJwt(Buffer.from((await secretOf(pod))!.data![POD_CREDS_KEY]!, 'base64').toString('utf8'))))
     expect(second!.sub).not.toBe(first!.sub)
     expect(second!.nats.sub.allow).toEqual([subjects(prefix).assign(owners[1]!)])
@@ -234,10 +177,10 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     const [pod] = owners
     const closedAt = performance.now()
     await closeSession('creds-1')
-    expect(await state.registry.get('creds-1')).toBeUndefined()
+    expect(await k8s.state.registry.get('creds-1')).toBeUndefined()
     let last: unknown
     const gone = async () => {
-      const read = await api.core.readNamespacedPod({ name: pod!, namespace: NS }).catch(() => undefined)
+      const read = await k8s.api.core.readNamespacedPod({ name: pod!, namespace: NS }).catch(() => undefined)
       last = read?.metadata
       return read === undefined
     }
@@ -256,7 +199,7 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
       await until(async () => (await warmWithRunner()).length === 2, () => `a full warm pool with runners\n${output()}`, 90_000)
       const sessionId = `creds-p${i}`
       const sent = performance.now()
-      client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt: 'hi' })
+      k8s.client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt: 'hi' })
       await turnEvent(sessionId, 1, () => true)
       firstEvent.push(performance.now() - sent)
       await turnEvent(sessionId, 1, (event) => event === 'completed')
@@ -274,7 +217,7 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     console.log(`[k8s] per-session credentials on the real API server: execute → first event ${line(firstEvent)}; of which the controller's assignment (credential minted → pod serving) ${line(assigned)}`)
     expect(placedOn.size).toBe(PLACEMENTS)
     expect(assigned).toHaveLength(PLACEMENTS)
-    expect(pods.errors).toEqual([])
+    expect(k8s.pods.errors).toEqual([])
   }, 900_000)
 
   test('the server refused nothing the gateway, the controller or the pods did', async () => {

@@ -8,128 +8,52 @@
  * pod's runner from the pod spec the controller created (its args, its env,
  * RUNNER_ID = its name, its ConfigMap), with NATS on loopback and the fake CLI.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import type { V1Pod } from '@kubernetes/client-node'
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { NatsBus } from '../../bus/mod.ts'
-import { ANNOTATION } from '../../controller/labels.ts'
-import { resolveConfig } from '../../service/config/mod.ts'
-import { openServiceState } from '../../service/state.ts'
-import type { State } from '../../state/mod.ts'
+import { describe, expect, test } from 'vitest'
 import { percentile } from '../../bench/relay.ts'
-import { CHART } from '../charts/render.ts'
-import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
-import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
-import { FAKE_CLAUDE } from '../fixtures/stack.ts'
-import { WsClient } from '../fixtures/ws-client.ts'
-import { admin, chartConfig as chartConfigFor, helmOn, kubeLocalForFile, restrictedNamespace, serviceAccountKubeconfig, until, type Clients } from './kube-local.ts'
-import { PodRunners } from './pod-runners.ts'
-import { sessionViews } from './session-views.ts'
+import { ANNOTATION } from '../../controller/labels.ts'
+import { until } from './kube-local.ts'
+import { sessionClusterForFile } from './session-cluster.ts'
 
 const NS = 'ar-session'
-const RELEASE = 'ar'
-const FULLNAME = `${RELEASE}-agent-runtime`
-const POOL = FULLNAME
-const prefix = `k8ss${process.pid}`
 const EVICT = 'kube-local.agent-runtime.io/evict'
 /** Warm starts measured (each on a fresh warm pod). */
 const WARM_STARTS = 20
 
-let dir: string
-let api: Clients
-let nats: NatsFixture
-let bus: NatsBus
-let state: State
-let controller: ServiceProcess
-let gateway: ServiceProcess
-let pods: PodRunners
-let client: WsClient
-
-const cluster = kubeLocalForFile()
-
-/** The chart's service config, pointed at this test's NATS. */
-const chartConfig = (configYaml: string) => chartConfigFor(configYaml, nats.url, prefix)
-
-beforeAll(async () => {
-  if (cluster === undefined) return
-  api = admin(cluster.kubeconfig)
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ar-k8s-session-'))
-  await restrictedNamespace(api, NS)
-  await helmOn(cluster.kubeconfig, ['install', RELEASE, CHART, '--namespace', NS, '--wait', '--timeout', '3m'])
-  const controllerKubeconfig = await serviceAccountKubeconfig(api, NS, `${FULLNAME}-controller`, path.join(dir, 'controller.kubeconfig'))
-  const configYaml = (await api.core.readNamespacedConfigMap({ name: `${FULLNAME}-config`, namespace: NS })).data!['config.yaml']!
-  nats = await startNats()
-  const base = chartConfig(configYaml)
-  bus = await NatsBus.connect(nats.url, { name: 'k8s-session-test' })
-  state = await openServiceState(bus, resolveConfig(base, {}), pino({ level: 'silent' }))
-  pods = new PodRunners({
-    api,
-    namespace: NS,
-    pool: POOL,
-    dir,
-    local: {
-      config(config) {
-        Object.assign(config, chartConfig(JSON.stringify(config)))
-        config.engine = { ...config.engine, command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args }
-        // Many pods share this host: any free port for each runner's probe server.
-        config.runner = { ...config.runner, http_port: 0 }
-      },
-      env: { NATS_URL: nats.url },
-    },
-  })
-  await pods.start()
-  controller = await startServiceProcess('controller', base, dir, { KUBECONFIG: controllerKubeconfig, POD_NAME: 'ctl-0', POD_NAMESPACE: NS })
-  gateway = await startServiceProcess('gateway', base, dir)
-  client = await WsClient.connect(`${gateway.address!.replace('http', 'ws')}/ws/v1/agent`)
-}, 300_000)
-
-afterAll(async () => {
-  await client?.close()
-  await gateway?.stop('SIGKILL')
-  await controller?.stop('SIGKILL')
-  await pods?.stop()
-  await state?.close()
-  await bus?.close()
-  await nats?.stop()
-  if (api) await api.core.deleteNamespace({ name: NS }).catch(() => {})
-  if (dir) await rm(dir, { recursive: true, force: true })
-})
-
-const { warmWithRunner, output, ownerOf, turnEvent } = sessionViews(() => ({ api, namespace: NS, pool: POOL, state, controller, gateway, pods, client }))
+const k8s = sessionClusterForFile({ namespace: NS, release: 'ar', prefix: `k8ss${process.pid}` })
+const POOL = k8s.pool
+const { warmWithRunner, output, ownerOf, turnEvent } = k8s
 async function podOf(name: string): Promise<V1Pod | undefined> {
-  return api.core.readNamespacedPod({ name, namespace: NS }).catch(() => undefined)
+  return k8s.api.core.readNamespacedPod({ name, namespace: NS }).catch(() => undefined)
 }
 
 describe('k8s - a session end to end through controller-placed pods on a real API server', () => {
   test('a WebSocket turn runs on a warm pod the controller made: the pod is labelled with it and the pool refills', async () => {
     await until(async () => (await warmWithRunner()).length === 2, () => `two warm pods with runners\n${output()}`, 60_000)
-    client.send({ type: 'execute', request_id: 1, session_id: 'k8s-1', prompt: 'tool: echo through a pod' })
-    const completed = await client.event('completed', 'k8s-1', 30_000)
+    k8s.client.send({ type: 'execute', request_id: 1, session_id: 'k8s-1', prompt: 'tool: echo through a pod' })
+    const completed = await k8s.client.event('completed', 'k8s-1', 30_000)
     expect(completed).toMatchObject({ request_id: 1, stats: { turns: 1, tool_calls: 1 } })
-    expect(client.eventsOf('k8s-1').find((msg) => msg.event === 'tool_result')?.data).toBe('through a pod')
+    expect(k8s.client.eventsOf('k8s-1').find((msg) => msg.event === 'tool_result')?.data).toBe('through a pod')
     const owner = await ownerOf('k8s-1')
     expect(owner).toMatch(new RegExp(`^${POOL}-`))
-    expect(pods.get(owner!)?.process.output()).toContain('k8s-1')
+    expect(k8s.pods.get(owner!)?.process.output()).toContain('k8s-1')
     await until(async () => (await podOf(owner!))?.metadata?.annotations?.[ANNOTATION.sessionId] === 'k8s-1', () => `the pod labelled\n${output()}`, 20_000)
     await until(async () => (await warmWithRunner()).length === 2, () => `refilled\n${output()}`, 60_000)
   })
 
   test('an evicted pod mid-turn: SANDBOX_LOST reaches the WebSocket client, the pod loses its process, the session its owner and the pod its lease; the next execute is placed again', async () => {
     const first = (await ownerOf('k8s-1'))!
-    client.send({ type: 'execute', request_id: 2, session_id: 'k8s-1', prompt: 'sleep: 60' })
+    k8s.client.send({ type: 'execute', request_id: 2, session_id: 'k8s-1', prompt: 'sleep: 60' })
     await turnEvent('k8s-1', 2, (event) => event === 'tool_use')
-    await api.core.patchNamespacedPod({ name: first, namespace: NS, body: [{ op: 'add', path: `/metadata/annotations/${EVICT.replace('/', '~1')}`, value: 'true' }] })
+    await k8s.api.core.patchNamespacedPod({ name: first, namespace: NS, body: [{ op: 'add', path: `/metadata/annotations/${EVICT.replace('/', '~1')}`, value: 'true' }] })
     const lost = await turnEvent('k8s-1', 2, (event) => event === 'error')
     expect(lost).toMatchObject({ error: { code: 'SANDBOX_LOST' }, request_id: 2 })
     // Its process is gone (killed when the pod failed, or stopped when the controller deleted it first).
-    await until(() => pods.get(first)?.stoppedBecause !== undefined, 'the evicted pod lost its process', 10_000)
-    await until(async () => (await state.leases.get(first)) === undefined, () => `the dead pod's lease dropped\n${output()}`, 10_000)
+    await until(() => k8s.pods.get(first)?.stoppedBecause !== undefined, 'the evicted pod lost its process', 10_000)
+    await until(async () => (await k8s.state.leases.get(first)) === undefined, () => `the dead pod's lease dropped\n${output()}`, 10_000)
     await until(async () => (await ownerOf('k8s-1')) !== first, () => `the owner released\n${output()}`, 10_000)
     // The next execute is placed again, on another pod.
-    client.send({ type: 'execute', request_id: 3, session_id: 'k8s-1', prompt: 'tool: echo again' })
+    k8s.client.send({ type: 'execute', request_id: 3, session_id: 'k8s-1', prompt: 'tool: echo again' })
     const again = await turnEvent('k8s-1', 3, (event) => event === 'completed' || event === 'error').catch((err: Error) => {
       throw new Error(`${err.message}\n${output()}`)
     })
@@ -143,7 +67,7 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
     /** Execute → the turn's first event; then waits for its end. */
     async function turn(sessionId: string, requestId: string): Promise<number> {
       const sent = performance.now()
-      client.send({ type: 'execute', request_id: requestId, session_id: sessionId, prompt: 'hi' })
+      k8s.client.send({ type: 'execute', request_id: requestId, session_id: sessionId, prompt: 'hi' })
       await turnEvent(sessionId, requestId, () => true)
       const latency = performance.now() - sent
       await turnEvent(sessionId, requestId, (event) => event === 'completed')
@@ -164,6 +88,6 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
     console.log(`[k8s] execute → first event over ${WARM_STARTS} sessions on the real API server: ${line('warm start (new session, placed on a warm pod)', warmStart)}; ${line('second turn (same pod)', placed)}`)
     // Each session ran on a pod of its own.
     expect(owners.size).toBe(WARM_STARTS)
-    expect(pods.errors).toEqual([])
+    expect(k8s.pods.errors).toEqual([])
   }, 600_000)
 })
