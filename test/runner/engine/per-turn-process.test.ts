@@ -56,8 +56,9 @@ describe('per-turn-process - a process per turn behind one EngineProcess', () =>
     await expect.poll(() => turns.length).toBe(1)
     turns[0]!.end(ok('one'))
     await expect.poll(() => turns.length).toBe(2)
-    // b waits for a.
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // b waits for a. The test is that nothing starts it: a turn would start through promise jobs only (no timer),
+    // and all of those have run by the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve))
     expect(turns).toHaveLength(2)
     turns[1]!.end(ok('a'))
     await expect.poll(() => turns.length).toBe(3)

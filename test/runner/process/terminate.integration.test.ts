@@ -1,23 +1,20 @@
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { SESSION_TAG_VAR } from '../../../runner/process/env.ts'
 import { terminateSession } from '../../../runner/process/terminate.ts'
 import { sessionProcesses } from '../../../runner/process/tree.ts'
+import { until } from '../../fixtures/until.ts'
 
-/** Starts `script` under bash in its own process group, tagged like a session's CLI. */
-async function startTree(script: string): Promise<{ pid: number; tag: string }> {
+/** Starts `script` under bash in its own process group, tagged like a session's CLI; `exited` resolves when bash is gone. */
+async function startTree(script: string): Promise<{ pid: number; tag: string; exited: Promise<unknown> }> {
   const tag = randomUUID()
   const child = spawn('/bin/bash', ['-c', script], { detached: true, stdio: 'ignore', env: { ...process.env, [SESSION_TAG_VAR]: tag } })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
   child.unref()
   // Wait until the whole tree is up (the script reports nothing, so count processes).
-  for (let i = 0; i < 100; i++) {
-    const rows = await sessionProcesses(child.pid, SESSION_TAG_VAR, tag)
-    if (rows.length >= 3) break
-    await sleep(20)
-  }
-  return { pid: child.pid!, tag }
+  await until(async () => (await sessionProcesses(child.pid, SESSION_TAG_VAR, tag)).length >= 3, 'the tree of three processes', 2_000, 20)
+  return { pid: child.pid!, tag, exited }
 }
 
 async function alive(pid: number, tag: string): Promise<number[]> {
@@ -35,9 +32,9 @@ describe('terminateSession', () => {
   })
 
   it('terminate - finds processes orphaned by a killed leader through their tag', async () => {
-    const { pid, tag } = await startTree('setsid sleep 300 & setsid sleep 301 & wait')
+    const { pid, tag, exited } = await startTree('setsid sleep 300 & setsid sleep 301 & wait')
     process.kill(pid, 'SIGKILL') // the leader dies without cleaning up; its children are reparented
-    await sleep(50)
+    await exited
     expect((await alive(pid, tag)).length).toBeGreaterThanOrEqual(2)
     const result = await terminateSession(pid, tag, 2_000)
     expect(result.survivors).toEqual([])

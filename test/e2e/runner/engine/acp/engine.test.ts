@@ -24,6 +24,7 @@ import { codexAcpRow } from '../../../engines/codex-acp.ts'
 import { geminiRow } from '../../../engines/gemini.ts'
 import type { EngineFixture, EngineRow } from '../../../engines/row.ts'
 import { requireBwrap } from '../../../../fixtures/escape-corpus.ts'
+import { until } from '../../../../fixtures/until.ts'
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const waf = new RunnerWaf({ config: WafConfigSchema.parse({}), log: pino({ level: 'silent' }) })
@@ -102,14 +103,17 @@ class Agent {
     await this.process.exited
   }
 
-  /** Processes that still carry this agent's tag (the agent, its tools), polled until none or 10 s. */
+  /** Processes that still carry this agent's tag (the agent, its tools), polled until none or 10 s; those left then. */
   async leftover(): Promise<number[]> {
-    const until = Date.now() + 10_000
-    for (;;) {
-      const rows = await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)
-      if (rows.length === 0 || Date.now() > until) return rows.map((r) => r.pid)
-      await new Promise((r) => setTimeout(r, 100))
-    }
+    let rows = await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)
+    // Past the deadline the caller sees which are left (its assertion names them), so the timeout is not an error here.
+    await until(async () => (rows = await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)).length === 0, 'no process of the agent', 10_000, 100).catch(() => {})
+    return rows.map((r) => r.pid)
+  }
+
+  /** Resolves once a process of this agent named `name` runs (a tool's command, say); fails after 10 s. */
+  running(name: string): Promise<void> {
+    return until(async () => (await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)).some((r) => r.name === name), `a ${name} process of the agent`, 10_000, 20)
   }
 }
 
@@ -187,8 +191,8 @@ describe.each<EngineRow>([geminiRow, claudeAcpRow, codexAcpRow])('acp engine - $
   it('stop mid-tool: interrupt after tool_use ends the turn as error_during_execution; after endInput no process is left', async () => {
     const agent = await Agent.start(fixture, workDir())
     const result = await agent.turn('run: python3 -c "import time; time.sleep(30)"', (output) => {
-      // Once the tool runs (its tool_use was sent and the gate allowed it).
-      if (output.kind === 'tool_use') setTimeout(() => agent.process.interrupt(), 500)
+      // Once the tool runs (its tool_use was sent, the gate allowed it, and its command started).
+      if (output.kind === 'tool_use') void agent.running('python3').then(() => agent.process.interrupt())
     })
     expect(result).toMatchObject({ isError: true, subtype: 'error_during_execution' })
     await agent.end()
