@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import type { z } from 'zod'
 import { EngineConfigSchema, NamedEngineSchema } from '../../../runner/engine/config.ts'
 import { approvalPolicy } from '../../../runner/steering/config.ts'
 

@@ -78,7 +78,11 @@ describe('claude control - the session asks the approver', () => {
 
   it('session - no initialize without a tool gate; a permission goes to the approver and its answer to the CLI', async () => {
     const asked: PermissionAsk[] = []
-    const { gate, written } = session({ permission: async (ask) => (asked.push(ask), { behavior: 'allow', input: ask.call.input }), question: async () => ({ behavior: 'reject', message: 'x' }) })
+    const permission = async (ask: PermissionAsk) => {
+      asked.push(ask)
+      return { behavior: 'allow' as const, input: ask.call.input }
+    }
+    const { gate, written } = session({ permission, question: async () => ({ behavior: 'reject', message: 'x' }) })
     expect(written).toEqual([])
     const request = stdout('allow once', 'can_use_tool')
     gate.handle(request)
