@@ -129,10 +129,18 @@ pid_of() {  # the pid in the component's pidfile, only while it still runs our b
 }
 
 start() {  # name binary args...: one process in a session of its own, logs in the state folder
-  local name=$1; shift
+  local name=$1 pid want end; shift
   pid_of "$name" >/dev/null && return 0
   setsid "$@" >"$STATE/$name.log" 2>&1 </dev/null &
-  echo $! >"$STATE/$name.pid"
+  pid=$!
+  echo "$pid" >"$STATE/$name.pid"
+  # Until setsid has exec'd the binary, /proc/<pid>/exe is this shell or setsid, and pid_of would call
+  # a starting process gone. Wait for the exec (or the process's end), so nothing asks too early.
+  want=$(readlink -f "$1"); end=$((SECONDS + 30))
+  while kill -0 "$pid" 2>/dev/null && [[ $(readlink -f "/proc/$pid/exe" 2>/dev/null) != "$want" ]]; do
+    ((SECONDS < end)) || { log "$name did not start its binary within 30 s"; return 1; }
+    sleep 0.05
+  done
 }
 
 wait_ready() {  # name url seconds [curl args]
@@ -279,7 +287,8 @@ print_env() { echo "export KUBECONFIG=$STATE/kubeconfig PATH=$BIN:\$PATH"; }
 
 case ${1:-} in
   tools) tools ;;
-  up) trap 'rc=$?; ((rc == 0)) || log "up failed; \"$0 down\" stops what it started"' EXIT; up ;;
+  # A failed `up` stops what it started (the state folder stays, with the logs that say why).
+  up) trap 'rc=$?; ((rc == 0)) || { log "up failed; stopping what it started"; stop_all; }' EXIT; up ;;
   down) down ;;
   status) status ;;
   env) print_env ;;
