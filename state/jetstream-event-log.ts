@@ -164,10 +164,24 @@ export class JetStreamEventLog implements EventLog {
   /** Whether the stream answers direct gets (made before allow_direct was set: not until a gateway updates it). */
   #direct: Promise<boolean> | undefined
 
+  /**
+   * Asked once and kept, but only an answer is kept: a failure (the stream had no leader while
+   * a cluster elected one) is forgotten, so the next read asks again. A kept rejection failed every
+   * read of this process with the same `timeout` long after the cluster was healthy again.
+   */
+  #isDirect(): Promise<boolean> {
+    if (this.#direct) return this.#direct
+    const asked = this.#jsm.streams.info(this.#stream).then((info) => info.config.allow_direct === true)
+    this.#direct = asked
+    asked.catch(() => {
+      if (this.#direct === asked) this.#direct = undefined
+    })
+    return asked
+  }
+
   /** The newest message of `subject`; null when it has none. */
   async #newest(subject: string) {
-    this.#direct ??= this.#jsm.streams.info(this.#stream).then((info) => info.config.allow_direct === true)
-    if (await this.#direct) return this.#jsm.direct.getMessage(this.#stream, { last_by_subj: subject })
+    if (await this.#isDirect()) return this.#jsm.direct.getMessage(this.#stream, { last_by_subj: subject })
     return this.#jsm.streams.getMessage(this.#stream, { last_by_subj: subject })
   }
 

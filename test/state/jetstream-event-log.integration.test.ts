@@ -122,6 +122,26 @@ describe('JetStreamEventLog', () => {
     expect(await log.lastSeq('verbatim')).toBe(2)
   })
 
+  it('event log - a read that fails while the stream is unavailable does not fail the reads after it (a cluster electing a leader)', async () => {
+    const prefix = `${PREFIX}-gone`
+    const opened = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))
+    try {
+      // The stream goes away before this process's first read: the read fails, as it would with no leader.
+      await jsm.streams.delete(streamName(prefix, 'events'))
+      await expect(opened.lastSeq('s')).rejects.toThrow()
+      // It comes back (another process opens it): this process's reads work again.
+      const reopened = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))
+      reopened.append(answer('s', 1))
+      await reopened.flush()
+      await reopened.close()
+      expect(await opened.lastSeq('s')).toBe(1)
+      expect((await opened.readStored('s', 0)).map((event) => event.seq)).toEqual([1])
+    } finally {
+      await opened.close()
+      await jsm.streams.delete(streamName(prefix, 'events')).catch(() => {})
+    }
+  })
+
   it('event log - a message sent again after a failed try is marked as a retry; its first try is not', async () => {
     const prefix = `${PREFIX}-retry`
     const warnings: string[] = []
