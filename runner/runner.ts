@@ -220,13 +220,13 @@ export class Runner {
         return okReply('stats', { stats: owned.session.stats, busy: owned.session.busy })
       case 'recover':
         return okReply('recover', { recovered: owned !== undefined })
-      // Steering is not wired to the engines yet: nothing of a session ever waits for a person.
       case 'reply':
         if (!owned) throw new ServiceError('SESSION_NOT_FOUND', `Session not found: ${sessionId}`)
-        throw new ServiceError('PERMISSION_NOT_FOUND', `session ${sessionId} has no request ${command.reply.id} waiting`)
+        owned.session.reply(command.reply, command.by)
+        return okReply('reply', { resolved: true })
       case 'pending':
         if (!owned) throw new ServiceError('SESSION_NOT_FOUND', `Session not found: ${sessionId}`)
-        return okReply('pending', { permissions: [], questions: [] })
+        return okReply('pending', owned.session.pending())
     }
   }
 

@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { MemoryBus, NatsBus, type Bus, type NatsAuth } from '../bus/mod.ts'
 import { buildGateway } from '../gateway/mod.ts'
 import { startObservability } from '../observability/mod.ts'
-import { createEngine, EngineSet, Runner, type Engine, type EngineSlot, type SessionSettings } from '../runner/mod.ts'
+import { approvalPolicy, createEngine, EngineSet, Runner, type Engine, type EngineSlot, type SessionSettings } from '../runner/mod.ts'
 import { SessionSandbox } from '../runner/sandbox-exec/mod.ts'
 import type { State } from '../state/mod.ts'
 import type { Config } from './config/schema.ts'
@@ -145,6 +145,7 @@ export function sessionSettings(config: Config, options: SessionSettingsOptions 
       type: named.type,
       engine: options.meter ? options.meter(engine) : engine,
       env,
+      approval: approvalPolicy(config.engine, named),
       sandbox: new SessionSandbox(
         {
           mode: config.sandbox.mode,

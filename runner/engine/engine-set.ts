@@ -1,5 +1,6 @@
 import { ServiceError, type EngineStatus } from '../../contract/mod.ts'
 import type { SessionSandbox } from '../sandbox-exec/mod.ts'
+import type { ApprovalPolicy } from '../steering/policy.ts'
 import type { Engine } from './engine.ts'
 
 /** One configured engine, ready to start sessions' CLIs: the adapter, its environment and its sandbox. */
@@ -13,6 +14,8 @@ export interface EngineSlot {
   env: Record<string, string>
   /** The kernel sandbox its CLIs start in, allowing this engine's model API. */
   sandbox: SessionSandbox
+  /** Whether its tool calls go to a person, and the rules that decide first (engine.approval*); none: nothing is asked. */
+  approval?: ApprovalPolicy | undefined
 }
 
 /** The engines a runner can start, by name, and the one a session runs when it names none. */

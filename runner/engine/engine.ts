@@ -1,4 +1,5 @@
 import type { ToolGate } from '../../waf/mod.ts'
+import type { Approver } from './approver.ts'
 
 /**
  * What the runner needs from an agent CLI, whichever CLI it is. An engine
@@ -68,6 +69,8 @@ export interface EngineStartOptions {
   env: Record<string, string>
   /** Decides every tool call before the CLI runs it (the WAF); none: the CLI's own rules only. */
   toolGate?: ToolGate | undefined
+  /** Asks a person about the tool calls the CLI would ask about, and the CLI's questions (engine.approval: ask); none: nothing is asked. */
+  approver?: Approver | undefined
   /**
    * A directory the runner owns and the CLI can read but not change (read-only
    * in the session sandbox), for sockets the CLI's hooks call back on: `host`

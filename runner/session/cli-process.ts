@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { ServiceError } from '../../contract/mod.ts'
+import type { Approver } from '../engine/approver.ts'
 import type { Engine, EngineExit, EngineOutput, EngineProcess } from '../engine/engine.ts'
 import { buildEnv } from '../process/env.ts'
 import type { ProcessGuard } from '../process/guardian.ts'
@@ -24,6 +25,8 @@ export interface CliProcessDeps {
   stopGraceMs: number
   /** Decides the CLI's tool calls (waf); none means no WAF. */
   waf?: SessionWaf | undefined
+  /** Asks a person (engine.approval: ask); none: nothing is asked. */
+  approver?: Approver | undefined
   /** Ends the session's processes if the runner dies without doing it. */
   guard?: ProcessGuard | undefined
   log: Logger
@@ -102,6 +105,7 @@ export class CliProcess implements ProcessFacts {
           wrap: launch.wrap,
           controlDir: launch.controlDir,
           toolGate: waf?.gate,
+          approver: deps.approver,
           instructions,
         },
         {

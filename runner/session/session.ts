@@ -6,24 +6,28 @@ import {
   toServiceError,
   type CommandOf,
   type ErrorCode,
+  type PendingRequests,
   type ReplyOf,
   type RequestId,
   type Stats,
+  type SteeringReply,
 } from '../../contract/mod.ts'
 import type { RecordedTurn } from '../../state/mod.ts'
 import { cliSessionId, type MarkerStore } from '../cli-session.ts'
 import { expired, pastDeadline } from '../deadline.ts'
-import type { EngineSet } from '../engine/engine-set.ts'
+import type { EngineSet, EngineSlot } from '../engine/engine-set.ts'
 import type { EngineExit, EngineOutput, TurnResult } from '../engine/engine.ts'
 import type { EventDraft } from '../event-draft.ts'
 import type { ProcessGuard } from '../process/guardian.ts'
 import { verifySandbox } from '../sandbox.ts'
+import { SteeringDesk, type Settlement } from '../steering/desk.ts'
 import type { SessionWaf } from '../../waf/mod.ts'
 import { CliProcess } from './cli-process.ts'
 import { Conversation } from './conversation.ts'
 import { outputEvent } from './output-events.ts'
 import { conversationLost, retryAfterExit, retryAfterFailedTurn, type RetryDecision } from './retry.ts'
 import { recorded, type ActiveTurn, type StartedTurn, type Turn } from './turn.ts'
+import { TurnClock } from './turn-clock.ts'
 import { turnStats } from './turn-stats.ts'
 
 export interface SessionSettings {
@@ -58,6 +62,8 @@ export interface SessionDeps {
   onReaped?(): void
   /** Ends the session's processes if the runner dies without doing it. */
   guard?: ProcessGuard | undefined
+  /** A permission request or question was settled (metrics, the permission.wait span). */
+  onApprovalSettled?(settlement: Settlement): void
 }
 
 /** A prompt taken into the queue (the runner adds the sequence to the reply). */
@@ -87,6 +93,8 @@ export class Session {
   #admitting = 0
   /** Lifecycle operations (stop, reap) run one at a time. */
   #lifecycle: Promise<unknown> = Promise.resolve()
+  /** Where the session's CLI asks a person (engine.approval: ask); made with its first CLI, kept for the session's life here. */
+  #desk: SteeringDesk | undefined
 
   constructor(id: string, deps: SessionDeps) {
     this.id = id
@@ -115,6 +123,17 @@ export class Session {
   /** The turns waiting, oldest first, as the session record names them. */
   get queued(): RecordedTurn[] {
     return this.#queue.map(recorded)
+  }
+
+  /** A person's answer to one of the session's permission requests or questions (throws PERMISSION_NOT_FOUND, ALREADY_ANSWERED, BAD_REQUEST). */
+  reply(reply: SteeringReply, by: string | undefined): void {
+    if (!this.#desk) throw new ServiceError('PERMISSION_NOT_FOUND', `session ${this.id} asks nobody anything (its engine's approval is auto)`)
+    this.#desk.reply(reply, by)
+  }
+
+  /** The permission requests and questions waiting for a person. */
+  pending(): PendingRequests {
+    return this.#desk?.pending() ?? { permissions: [], questions: [] }
   }
 
   /** Queues a prompt; prompts are admitted in the order their commands arrived. */
@@ -214,7 +233,7 @@ export class Session {
       if (this.#turn !== turn || turn.ending) return // stopped while starting; stop ends the process
     }
     const { turnTimeoutMs } = this.#deps.settings
-    if (turnTimeoutMs > 0) turn.timer = setTimeout(() => void this.#timeOut(turn), turnTimeoutMs)
+    if (turnTimeoutMs > 0) turn.clock = new TurnClock(turnTimeoutMs, () => void this.#timeOut(turn))
     running.send(turn)
   }
 
@@ -226,7 +245,7 @@ export class Session {
     const resume = this.#conversation.stored
     const slot = settings.engines.get(this.#conversation.engine)
     const running = await CliProcess.start(
-      { ...this.#deps, engine: slot.engine, sandbox: slot.sandbox, engineEnv: slot.env, stopGraceMs: settings.stopGraceMs },
+      { ...this.#deps, engine: slot.engine, sandbox: slot.sandbox, engineEnv: slot.env, stopGraceMs: settings.stopGraceMs, approver: this.#deskFor(slot) },
       {
         sessionId: this.id,
         cliSessionId: this.#cliSessionId,
@@ -242,6 +261,18 @@ export class Session {
     )
     this.#process = running
     return running
+  }
+
+  #deskFor(slot: EngineSlot): SteeringDesk | undefined {
+    if (slot.approval?.mode !== 'ask') return undefined
+    this.#desk ??= new SteeringDesk({
+      policy: slot.approval,
+      emit: (draft) => (this.#turn ? this.#emitTurn(this.#turn, draft) : this.#deps.emit(draft)),
+      // engine.timeout does not run while the turn waits for a person.
+      onWaiting: (waiting) => (waiting ? this.#turn?.clock?.pause() : this.#turn?.clock?.resume()),
+      onSettled: (settlement) => this.#deps.onApprovalSettled?.(settlement),
+    })
+    return this.#desk
   }
 
   #onOutput(running: CliProcess, output: EngineOutput): void {
@@ -317,7 +348,7 @@ export class Session {
     this.#deps.log.warn({ session_id: this.id, resume: this.#conversation.stored, stderr: running.stderr }, 'agent CLI did not take the turn; retrying in a new process')
     if (this.#process === running) this.#process = undefined
     running.abandon()
-    clearTimeout(turn.timer)
+    turn.clock?.clear()
     this.#turn = undefined
     this.#queue.unshift({ id: turn.id, prompt: turn.prompt, instructions: turn.instructions, requestId: turn.requestId, retried: true })
     queueMicrotask(() => void this.#pump())
@@ -357,7 +388,9 @@ export class Session {
   #finishTurn(): void {
     const turn = this.#turn
     if (!turn) return
-    clearTimeout(turn.timer)
+    turn.clock?.clear()
+    // What still waits for a person is settled with the turn's id, before the turn is gone.
+    this.#desk?.endTurn()
     this.#turn = undefined
     this.#deps.onTurnEnded?.(this.#stats)
     this.#armIdleTimer()

@@ -1,5 +1,6 @@
 import type { RequestId } from '../../contract/mod.ts'
 import type { RecordedTurn } from '../../state/mod.ts'
+import type { TurnClock } from './turn-clock.ts'
 
 /** A prompt in a session's queue. */
 export interface Turn {
@@ -16,7 +17,8 @@ export interface ActiveTurn extends Turn {
   /** Tool call id -> tool name, of the calls made so far. */
   toolNames: Map<string, string>
   toolCalls: number
-  timer?: NodeJS.Timeout | undefined
+  /** engine.timeout, paused while the turn waits for a person. */
+  clock?: TurnClock | undefined
   /** Set when the turn is being ended by the service rather than by the CLI. */
   ending?: 'stop' | 'timeout' | undefined
 }

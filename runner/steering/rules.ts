@@ -99,7 +99,8 @@ function toolMatches(ruleTool: string, toolName: string): boolean {
 /**
  * `:*` at the end is a prefix (Claude Code's form); otherwise a glob over the
  * whole subject: `*` any run of characters (in a path, not `/`), `**` any run
- * at all, `?` one character, `\` makes the next character plain.
+ * at all, `?` one character, `\` makes the next character plain. A command
+ * pattern ending in ` *` also matches the command without arguments.
  */
 export function patternMatches(pattern: string, subject: { text: string; kind: string }): boolean {
   if (pattern.endsWith(':*') && !pattern.endsWith('\\:*')) return subject.text.startsWith(plainText(pattern.slice(0, -2)))
@@ -124,6 +125,9 @@ function globRegExp(pattern: string, path: boolean): RegExp {
         source = `${source.slice(0, -2)}(?:.*/)?`
         i++
       }
+    } else if (c === '*' && !path && i === pattern.length - 1 && source.endsWith(' ')) {
+      // `ls *` (Claude Code's form): the command alone, or with arguments; never `lsof`.
+      source = `${source.slice(0, -1)}(?: .*)?`
     } else if (c === '*') source += path ? '[^/]*' : '.*'
     else if (c === '?') source += path ? '[^/]' : '.'
     else source += escapeRegExp(c)

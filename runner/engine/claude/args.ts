@@ -16,7 +16,7 @@ export interface ClaudeArgsConfig {
  * The command line of a long-lived headless Claude Code process: stream-json
  * in and out, one conversation id, permissions and tools from config.
  */
-export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'instructions'>): string[] {
+export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOptions, 'cliSessionId' | 'resume' | 'instructions' | 'approver'>): string[] {
   const args = [
     ...config.args,
     '-p',
@@ -32,7 +32,10 @@ export function claudeArgs(config: ClaudeArgsConfig, options: Pick<EngineStartOp
   // The tool lists are variadic flags: each is followed by a plain flag so they swallow nothing else.
   if (config.allowed_tools.length > 0) args.push('--allowedTools', ...config.allowed_tools)
   if (config.disallowed_tools.length > 0) args.push('--disallowedTools', ...config.disallowed_tools)
-  args.push('--permission-mode', config.permission_mode)
+  // With a person to ask, the CLI asks on its control protocol (can_use_tool) in a mode that asks at all:
+  // bypassPermissions would ask nothing, so it becomes default (asks before commands and edits).
+  if (options.approver) args.push('--permission-prompt-tool', 'stdio')
+  args.push('--permission-mode', options.approver && config.permission_mode === 'bypassPermissions' ? 'default' : config.permission_mode)
   if (config.model !== undefined) args.push('--model', config.model)
   const instructions = startInstructions(options)
   if (instructions) args.push('--append-system-prompt', instructions)

@@ -44,16 +44,21 @@ export class ClaudeEngine extends CliEngine<ClaudeEngineConfig> {
       child.stdin.end()
       killProcessGroup(pid)
     }
-    const gate = options.toolGate ? new ToolGateSession({ gate: options.toolGate }, write, refused) : undefined
+    // The control protocol carries the WAF's hook and, with a person to ask, the CLI's permission prompts and questions.
+    const gate = options.toolGate || options.approver ? new ToolGateSession({ gate: options.toolGate, approver: options.approver }, write, refused) : undefined
     // Prompts and interrupts wait until the CLI took the tool gate: no turn runs in a CLI that would run tools unchecked.
     const command = gate ? (line: string) => gate.afterInitialize(line) : write
     onControl = gate && ((message: Obj) => gate.handle(message))
     // Resolves after stderr ended (execa waits for the streams), so every line was seen.
-    const exited: Promise<EngineExit> = child.then((result) => ({
+    const exited: Promise<EngineExit> = child.then((result) => {
+      // Nobody reads an answer now: requests still waiting for a person are withdrawn.
+      gate?.close()
+      return {
       code: result.exitCode ?? null,
       signal: result.signal ?? null,
-      ...(conversationInUse && { conversationInUse: true }),
-    }))
+        ...(conversationInUse && { conversationInUse: true }),
+      }
+    })
     const prompts = new TurnPrompts(options.instructions)
     let interrupts = 0
     return {

@@ -31,9 +31,9 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     fixture = await row.setup()
     stack = await startStack({ ...TENANTS, engine: { default: row.name, stop_grace: '2s', approval: 'ask', approval_timeout: '3s' }, engines: [fixture.config] })
     ;[acme, acme2, globex] = await Promise.all([
-      WsClient.connect(stack.wsUrl, { authorization: `Bearer ${TENANT_KEYS.acme}` }),
-      WsClient.connect(stack.wsUrl, { authorization: `Bearer ${TENANT_KEYS.acme2}` }),
-      WsClient.connect(stack.wsUrl, { authorization: `Bearer ${TENANT_KEYS.globex}` }),
+      WsClient.connect(stack.wsUrl, { 'x-api-key': TENANT_KEYS.acme }),
+      WsClient.connect(stack.wsUrl, { 'x-api-key': TENANT_KEYS.acme2 }),
+      WsClient.connect(stack.wsUrl, { 'x-api-key': TENANT_KEYS.globex }),
     ])
   }, 120_000)
   afterAll(async () => {

@@ -29,7 +29,7 @@ describe('engine config - which engines a service runs', () => {
     const resolved = resolveEngines(section({ command: '/opt/claude', args: ['--x'], env: { A: '1' }, permission_mode: 'plan', partial_messages: false }), [])
     expect('engines' in resolved && resolved.engines[0]).toEqual({
       name: 'claude', type: 'claude', command: '/opt/claude', args: ['--x'], env: { A: '1' }, network_allow: [],
-      permission_mode: 'plan', allowed_tools: [], disallowed_tools: [], partial_messages: false, approval_timeout: 300_000,
+      permission_mode: 'plan', allowed_tools: [], disallowed_tools: [], partial_messages: false,
     })
   })
 

@@ -9,6 +9,12 @@ describe('approval config', () => {
     expect(approvalPolicy(section, {})).toEqual({ mode: 'auto', timeoutMs: 300_000, allow: [], deny: [] })
   })
 
+  it('config - an engine entry without its own timeout takes the section\'s', () => {
+    const section = EngineConfigSchema.parse({ approval: 'ask', approval_timeout: '3s' })
+    const engine = NamedEngineSchema.parse({ name: 'c', type: 'claude', command: 'claude' })
+    expect(approvalPolicy(section, engine).timeoutMs).toBe(3_000)
+  })
+
   it('config - an engine entry overrides the section, key by key', () => {
     const section = EngineConfigSchema.parse({ approval: 'ask', approval_timeout: '30s', approval_deny: ['Bash(rm *)'] })
     const engine = NamedEngineSchema.parse({ name: 'c', type: 'claude', command: 'claude', approval_allow: ['Bash(git status*)'], approval_timeout: '2m' })

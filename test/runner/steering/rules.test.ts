@@ -53,6 +53,10 @@ describe('approval rules - allow', () => {
     ['Bash(echo a\\*b)', bash('echo a*b'), true],
     ['Bash(echo a\\*b)', bash('echo aXb'), false],
     ['Bash(ls ?)', bash('ls a'), true],
+    ['Bash(touch canary *)', bash('touch canary'), true],
+    ['Bash(touch canary *)', bash('touch canary b'), true],
+    ['Bash(ls *)', bash('lsof'), false],
+    ['Bash(git *)', bash('git'), true],
   ])('allow - %s on %j: %s', (text, call, expected) => {
     expect(allows(parseApprovalRule(text), call)).toBe(expected)
   })
