@@ -107,6 +107,8 @@ export const Events = {
     rule: z.string().optional(),
     /** source `rule`: the call the rule decided, which no `permission_request` announced. */
     tool: z.object({ id: z.string().optional(), name: z.string(), input: z.unknown() }).optional(),
+    /** How long the request waited, from its `permission_request` (absent for a rule). */
+    waited_ms: z.number().int().nonnegative().optional(),
   }),
   /** A question was answered or rejected (`answers` absent). */
   question_resolved: define('question_resolved', {
@@ -115,6 +117,8 @@ export const Events = {
     answers: Answers.optional(),
     source: ResolutionSource,
     by: z.string().optional(),
+    /** How long the question waited, from its `question` event. */
+    waited_ms: z.number().int().nonnegative().optional(),
   }),
   /**
    * Keep-alive pulse (spec §7) the gateway sends a WebSocket client while a

@@ -49,6 +49,19 @@ export class Metrics {
     labelNames: ['category'] as const,
     registers: [this.registry],
   })
+  readonly #approvals = new Counter({
+    name: 'service_approvals_total',
+    help: 'Permission requests and questions settled: kind (permission, question), decision (allow_once, allow_always, deny, answer, reject), source (client, timeout, rule, turn_ended)',
+    labelNames: ['kind', 'decision', 'source'] as const,
+    registers: [this.registry],
+  })
+  readonly #approvalWait = new Histogram({
+    name: 'service_approval_wait_seconds',
+    help: 'How long a permission request or question waited for a person, by kind and source',
+    labelNames: ['kind', 'source'] as const,
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  })
   readonly #requestDuration = new Histogram({
     name: 'service_request_duration_seconds',
     help: 'Time to answer a client request: HTTP by route pattern, WebSocket by request type',
@@ -86,6 +99,12 @@ export class Metrics {
   /** The WAF blocked a prompt or a tool call. */
   dangerBlocked(category: string): void {
     this.#dangersBlocked.labels(boundedLabel(category)).inc()
+  }
+
+  /** A permission request or question settled; `waitedMs` absent for a rule's decision (nobody waited). */
+  approvalSettled(kind: 'permission' | 'question', decision: string, source: string, waitedMs: number | undefined): void {
+    this.#approvals.labels(kind, decision, source).inc()
+    if (waitedMs !== undefined) this.#approvalWait.labels(kind, source).observe(waitedMs / 1000)
   }
 
   /** One answered request; `route` is the pattern (`/session/:id`), never the raw URL. */

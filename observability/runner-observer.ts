@@ -30,6 +30,8 @@ export function createRunnerObserver({ metrics, spans, log }: RunnerObserverDeps
     event: (event) => {
       guard('event', () => {
         if (event.event === 'tool_use') metrics.toolInvoked(event.tool.name)
+        else if (event.event === 'permission_resolved') metrics.approvalSettled('permission', event.decision, event.source, event.waited_ms)
+        else if (event.event === 'question_resolved') metrics.approvalSettled('question', event.answers ? 'answer' : 'reject', event.source, event.waited_ms)
         else if (event.event === 'error' && event.session_id !== undefined) {
           metrics.sessionError(event.error.code)
           // spec §6.3: error for an execution failure, warn for what the client can fix or retry.

@@ -8,6 +8,8 @@ interface OpenTurn {
   sessionId: string
   /** Open `tool.use` spans by tool call id. */
   tools: Map<string, SpanHandle>
+  /** Open `permission.wait` spans by permission request or question id. */
+  waits: Map<string, SpanHandle>
 }
 
 /**
@@ -15,7 +17,8 @@ interface OpenTurn {
  * `session.execute` from an execute command (its parent the gateway's span,
  * from the bus headers) to the event that ends the turn; `tool.use` from a
  * `tool_use` event to its `tool_result`; `security.danger_block` when the WAF
- * blocks something. Attributes: `session.id`, `namespace`, `tool.name`,
+ * blocks something; `permission.wait` from a `permission_request` or
+ * `question` to its settling (`permission.decision`, `permission.source`). Attributes: `session.id`, `namespace`, `tool.name`,
  * `tool.id`, `danger.operation`.
  */
 export class TurnSpans {
@@ -38,7 +41,7 @@ export class TurnSpans {
       attributes: { 'session.id': command.session_id, namespace: this.#namespace, 'turn.id': command.turn_id },
       parent: headers,
     })
-    this.#turns.set(command.turn_id, { span, sessionId: command.session_id, tools: new Map() })
+    this.#turns.set(command.turn_id, { span, sessionId: command.session_id, tools: new Map(), waits: new Map() })
   }
 
   /** The runner refused the command (queue full, bad work_dir, …): an execute's turn never started. */
@@ -66,6 +69,27 @@ export class TurnSpans {
           parent: turn.span,
         })
         turn.tools.set(event.tool.id, span)
+        return
+      }
+      case 'permission_request':
+      case 'question': {
+        const id = event.event === 'question' ? event.question.id : event.permission.id
+        const tool = event.event === 'permission_request' ? event.permission.tool : undefined
+        const attributes: Record<string, string> = { 'session.id': turn.sessionId, namespace: this.#namespace, 'permission.kind': event.event === 'question' ? 'question' : 'permission' }
+        if (tool) attributes['tool.name'] = tool.name
+        const parent = (tool?.id !== undefined ? turn.tools.get(tool.id) : undefined) ?? turn.span
+        turn.waits.set(id, this.#tracing.startSpan('permission.wait', { attributes, parent }))
+        return
+      }
+      case 'permission_resolved':
+      case 'question_resolved': {
+        const id = event.event === 'question_resolved' ? event.question_id : event.permission_id
+        const span = turn.waits.get(id)
+        if (!span) return
+        const decision = event.event === 'permission_resolved' ? event.decision : event.answers ? 'answer' : 'reject'
+        span.setAttributes({ 'permission.decision': decision, 'permission.source': event.source })
+        span.end()
+        turn.waits.delete(id)
         return
       }
       case 'tool_result': {
@@ -120,6 +144,7 @@ export class TurnSpans {
 
   #end(turnId: string, turn: OpenTurn): void {
     for (const tool of turn.tools.values()) tool.end()
+    for (const wait of turn.waits.values()) wait.end()
     turn.span.end()
     this.#turns.delete(turnId)
     if (this.#running.get(turn.sessionId) === turnId) this.#running.delete(turn.sessionId)

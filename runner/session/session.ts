@@ -20,7 +20,7 @@ import type { EngineExit, EngineOutput, TurnResult } from '../engine/engine.ts'
 import type { EventDraft } from '../event-draft.ts'
 import type { ProcessGuard } from '../process/guardian.ts'
 import { verifySandbox } from '../sandbox.ts'
-import { SteeringDesk, type Settlement } from '../steering/desk.ts'
+import { SteeringDesk } from '../steering/desk.ts'
 import type { SessionWaf } from '../../waf/mod.ts'
 import { CliProcess } from './cli-process.ts'
 import { Conversation } from './conversation.ts'
@@ -62,8 +62,6 @@ export interface SessionDeps {
   onReaped?(): void
   /** Ends the session's processes if the runner dies without doing it. */
   guard?: ProcessGuard | undefined
-  /** A permission request or question was settled (metrics, the permission.wait span). */
-  onApprovalSettled?(settlement: Settlement): void
 }
 
 /** A prompt taken into the queue (the runner adds the sequence to the reply). */
@@ -270,7 +268,6 @@ export class Session {
       emit: (draft) => (this.#turn ? this.#emitTurn(this.#turn, draft) : this.#deps.emit(draft)),
       // engine.timeout does not run while the turn waits for a person.
       onWaiting: (waiting) => (waiting ? this.#turn?.clock?.pause() : this.#turn?.clock?.resume()),
-      onSettled: (settlement) => this.#deps.onApprovalSettled?.(settlement),
     })
     return this.#desk
   }

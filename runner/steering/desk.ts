@@ -5,23 +5,12 @@ import type { EventDraft } from '../event-draft.ts'
 import { judge, type ApprovalPolicy } from './policy.ts'
 import { alwaysRule, type ApprovalRule } from './rules.ts'
 
-/** How a request was settled, for metrics and the `permission.wait` span. */
-export interface Settlement {
-  kind: 'permission' | 'question'
-  /** allow_once, allow_always, deny; answer, reject. */
-  decision: PermissionDecision | 'answer' | 'reject'
-  source: ResolutionSource
-  /** From the request to its settling (0 for a rule). */
-  waitedMs: number
-}
-
 export interface SteeringDeskOptions {
   policy: ApprovalPolicy
   /** Publishes an event of the session (the running turn's id is added by the session). */
   emit(draft: EventDraft): void
   /** Told when the first request starts waiting and when the last one is settled (engine.timeout does not run meanwhile). */
   onWaiting?(waiting: boolean): void
-  onSettled?(settlement: Settlement): void
   now?(): number
 }
 
@@ -64,7 +53,6 @@ export class SteeringDesk implements Approver {
       const decision = verdict.verdict === 'allow' ? 'allow_once' : 'deny'
       const data = `${verdict.verdict === 'allow' ? 'allowed' : 'denied'} by the rule ${verdict.rule}`
       this.#options.emit({ event: 'permission_resolved', data, permission_id: newId('per'), decision, source: 'rule', rule: verdict.rule, tool })
-      this.#options.onSettled?.({ kind: 'permission', decision, source: 'rule', waitedMs: 0 })
       return Promise.resolve(verdict.verdict === 'allow' ? { behavior: 'allow', input: call.input } : { behavior: 'deny', message: `The operator's rule ${verdict.rule} denies this tool call.` })
     }
     const title = ask.title ?? titleOf(call.toolName, call.input)
@@ -151,17 +139,17 @@ export class SteeringDesk implements Approver {
     this.#settled.set(entry.request.id, source)
     if (this.#settled.size > SETTLED_KEPT) this.#settled.delete(this.#settled.keys().next().value!)
     const who = by === undefined ? {} : { by }
+    const waited_ms = Math.max(0, Math.round(this.#now() - entry.since))
     if (entry.kind === 'permission') {
       const data = decision === 'deny' ? (source === 'client' ? 'denied' : `denied: ${source === 'timeout' ? 'timed out' : 'the turn ended'}`) : decision === 'allow_always' ? 'allowed for the rest of the session' : 'allowed once'
-      this.#options.emit({ event: 'permission_resolved', data, permission_id: entry.request.id, decision: decision as PermissionDecision, source, ...who })
+      this.#options.emit({ event: 'permission_resolved', data, permission_id: entry.request.id, decision: decision as PermissionDecision, source, ...who, waited_ms })
       entry.settle(answer as PermissionAnswer)
     } else {
       const answers = answer.behavior === 'answer' ? { answers: answer.answers } : {}
       const data = answer.behavior === 'answer' ? 'answered' : source === 'client' ? 'rejected' : `not answered: ${source === 'timeout' ? 'timed out' : 'the turn ended'}`
-      this.#options.emit({ event: 'question_resolved', data, question_id: entry.request.id, source, ...answers, ...who })
+      this.#options.emit({ event: 'question_resolved', data, question_id: entry.request.id, source, ...answers, ...who, waited_ms })
       entry.settle(answer as QuestionAnswer)
     }
-    this.#options.onSettled?.({ kind: entry.kind, decision, source, waitedMs: Math.max(0, this.#now() - entry.since) })
     if (this.#pending.size === 0) this.#options.onWaiting?.(false)
   }
 }

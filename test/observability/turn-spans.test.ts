@@ -136,3 +136,26 @@ describe('turn spans', () => {
     expect(turns.openTurns).toBe(0)
   })
 })
+
+describe('turn spans - steering', () => {
+  it('permission.wait - from the request, under its tool call, to its settling, with the decision and who settled it', () => {
+    const { tracing, spans } = recordingTracing()
+    const turns = new TurnSpans(tracing, 'ns')
+    turns.command(execute('t1'), undefined)
+    turns.event(ev({ event: 'tool_use', turn_id: 't1', data: 'Bash', tool: { id: 'tu1', name: 'Bash', input: {} } }))
+    turns.event(ev({ event: 'permission_request', turn_id: 't1', data: 'Bash: ls', permission: { id: 'per_1', tool: { id: 'tu1', name: 'Bash', input: {} }, title: 'Bash: ls', options: [], expires_at: 1 } }))
+    expect(spans[2]).toMatchObject({ name: 'permission.wait', parent: 1, ended: false, attributes: { 'permission.kind': 'permission', 'tool.name': 'Bash' } })
+    turns.event(ev({ event: 'permission_resolved', turn_id: 't1', data: 'allowed once', permission_id: 'per_1', decision: 'allow_once', source: 'client', waited_ms: 5 }))
+    expect(spans[2]).toMatchObject({ ended: true, attributes: { 'permission.decision': 'allow_once', 'permission.source': 'client' } })
+  })
+
+  it('permission.wait - a question under the turn; one still open when the turn ends is ended with it', () => {
+    const { tracing, spans } = recordingTracing()
+    const turns = new TurnSpans(tracing, 'ns')
+    turns.command(execute('t1'), undefined)
+    turns.event(ev({ event: 'question', turn_id: 't1', data: 'Q?', question: { id: 'que_1', questions: [], expires_at: 1 } }))
+    expect(spans[1]).toMatchObject({ name: 'permission.wait', parent: 0, attributes: { 'permission.kind': 'question' } })
+    turns.event(ev({ event: 'stopped', turn_id: 't1' }))
+    expect(spans.map((span) => span.ended)).toEqual([true, true])
+  })
+})

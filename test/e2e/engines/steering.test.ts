@@ -165,4 +165,13 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     expect(await end(acme, 'qr')).toMatchObject({ event: 'completed' })
     expect(fixture.modelSaw('ask me later')).toBe(true)
   })
+
+  it(`${row.name} - the settled requests are counted by decision and source, with the time they waited`, async () => {
+    const text = await (await fetch(`${stack.url}/metrics`, { headers: { 'x-api-key': TENANT_KEYS.acme } })).text()
+    const sample = (line: string) => Number(new RegExp(`^${line.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN')
+    expect(sample('service_approvals_total{kind="permission",decision="allow_once",source="client"}')).toBeGreaterThanOrEqual(1)
+    expect(sample('service_approvals_total{kind="permission",decision="deny",source="timeout"}')).toBeGreaterThanOrEqual(1)
+    expect(sample('service_approvals_total{kind="permission",decision="allow_once",source="rule"}')).toBeGreaterThanOrEqual(1)
+    expect(sample('service_approval_wait_seconds_count{kind="permission",source="timeout"}')).toBeGreaterThanOrEqual(1)
+  })
 })
