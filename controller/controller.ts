@@ -27,6 +27,7 @@ import { buildWorld } from './world/build.ts'
 import { WorldCaches } from './world/caches.ts'
 import { PendingDemands } from './world/demands.ts'
 
+/** What a Controller works with: the Kubernetes API, its settings, the registry, demand, and where session errors go. */
 export interface ControllerOptions {
   api: KubeApi
   config: ControllerConfig

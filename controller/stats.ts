@@ -8,4 +8,5 @@ export interface ControllerStats {
   failures: number
 }
 
+/** All counters at zero. */
 export const newStats = (): ControllerStats => ({ passes: 0, created: 0, deleted: 0, assigned: 0, conflicts: 0, failures: 0 })
