@@ -81,6 +81,17 @@ export const Events = {
     /** The CLI's final result text for the turn. */
     data: z.string().optional(),
   }),
+  /**
+   * A turn's summary, published right before its `completed`: the session's counters
+   * (`stats`), the turn's own (`turn_stats`), the distinct tools it called in first-use
+   * order, and whether it failed.
+   */
+  session_stats: define('session_stats', {
+    stats: Stats,
+    turn_stats: Stats,
+    tools_used: z.array(z.string()),
+    is_error: z.boolean(),
+  }),
   stopped: define('stopped', { data: z.string().optional() }),
   stats: define('stats', { stats: Stats }),
   version: define('version', { data: z.string(), engine: z.string() }),

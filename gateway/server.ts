@@ -62,6 +62,8 @@ export interface SecurityOptions {
   http?: HttpTimeouts | undefined
   /** Bind address, for the warning of a service open to the network. */
   host?: string | undefined
+  /** The shape /ws/v1/agent speaks unless a client asks (`server.ws_dialect`); default native. */
+  wsDialect?: 'native' | 'hotplex' | undefined
   /** The rate limiter's clock (tests). */
   now?: () => number
 }
@@ -149,6 +151,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       pingIntervalMs: security.pingIntervalMs,
       taskPulseMs: security.taskPulseMs,
       maxSendBuffer: security.limits.ws_send_buffer,
+      dialect: security.wsDialect,
       observeRequest: options.observability?.wsRequest,
     },
   })

@@ -21,7 +21,7 @@ export interface NativeDeps {
   tenant: (request: FastifyRequest) => string
   /** Refuses (SESSION_NOT_FOUND) a session the request's tenant may not use; none without tenants (gateway/auth/owners.ts). */
   admit?: ((request: FastifyRequest, sessionId: string) => Promise<void>) | undefined
-  websocket: Pick<WebSocketDeps, 'frames' | 'pingIntervalMs' | 'taskPulseMs' | 'maxSendBuffer' | 'observeRequest'>
+  websocket: Pick<WebSocketDeps, 'frames' | 'pingIntervalMs' | 'taskPulseMs' | 'maxSendBuffer' | 'observeRequest' | 'dialect'>
 }
 
 export async function registerNative(app: FastifyInstance, deps: NativeDeps): Promise<void> {

@@ -321,6 +321,7 @@ export class Session {
       return
     }
     this.#stats = addStats(this.#stats, stats)
+    this.#emitTurn(turn, { event: 'session_stats', stats: this.#stats, turn_stats: stats, tools_used: [...new Set(turn.toolNames.values())], is_error: false })
     this.#emitTurn(turn, { event: 'completed', stats: this.#stats, turn_stats: stats, data: result.text })
     this.#finishTurn()
   }

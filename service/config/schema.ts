@@ -30,6 +30,8 @@ export const ConfigSchema = z.strictObject({
       ping_interval: Duration('30s'),
       /** Period of `task_boundary` pulses while a tool runs (0 = none). */
       task_pulse: Duration('30s'),
+      /** The shape /ws/v1/agent speaks to a client that does not ask (`?dialect=`): `native`, or `hotplex` for HotPlex's clients. */
+      ws_dialect: z.enum(['native', 'hotplex']).default('native'),
       /** A request (headers and body) not received in full within this is answered 408 REQUEST_TIMEOUT and its connection closed (0 = none). */
       request_timeout: Duration('30s'),
       /** Request line and headers not received within this: 408 REQUEST_TIMEOUT (at most `request_timeout`). */
@@ -46,6 +48,11 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       work_dir: z.string().min(1).default('./data/sessions'),
       marker_dir: z.string().min(1).default('./data/markers'),
+      /**
+       * Absolute directories a client's absolute `work_dir` may lie in, used as it is (still
+       * sandboxed, symlinks still checked); none by default: every work_dir is inside `work_dir`.
+       */
+      work_dir_roots: z.array(z.string().refine((root) => root.startsWith('/'), 'a work_dir root must be an absolute path')).default([]),
       /** Prompts that may wait behind a running turn. */
       max_queue: z.number().int().min(0).default(16),
     })

@@ -15,6 +15,7 @@ export function securityOptions(config: Config): SecurityOptions {
     taskPulseMs: config.server.task_pulse,
     http: { requestTimeoutMs: config.server.request_timeout, headersTimeoutMs: config.server.headers_timeout },
     host: config.server.host,
+    wsDialect: config.server.ws_dialect,
   }
 }
 

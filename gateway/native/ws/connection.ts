@@ -6,7 +6,8 @@ import { frameBytes, type FrameAdmission } from '../../limits/frame-admission.ts
 import type { Runners } from '../../runners.ts'
 import type { SessionHub } from '../../session-hub.ts'
 import { handOffTurn } from '../../turns/hand-off.ts'
-import { isClientVisible, serverConnected, toQuickstart, type Dialect } from './dialect.ts'
+import { isClientVisible, serverConnected, toQuickstart, type Dialect, type OpeningDialect } from './dialect.ts'
+import { fromHotplexFrame, toHotplex } from './hotplex.ts'
 import type { ClientFrame } from '../../../contract/frames.ts'
 import { frameRequestId, parseFrame, steeringReply } from './frames.ts'
 import { WriteBatch, type Corkable } from './write-batch.ts'
@@ -33,6 +34,8 @@ export interface ConnectionDeps {
   admit?: (sessionId: string) => Promise<void>
   /** The TCP socket under the WebSocket: the frames of one pass of the event loop go out in one write (write-batch.ts). */
   transport?: Corkable | undefined
+  /** The shape the connection opens in (`?dialect=`, else `server.ws_dialect`); default native. */
+  dialect?: OpeningDialect | undefined
 }
 
 /** `limits.ws_send_buffer`'s default. */
@@ -71,6 +74,7 @@ export class Connection {
   constructor(socket: WebSocket, deps: ConnectionDeps, initialSession?: string, lastSeq?: number) {
     this.#socket = socket
     this.#deps = deps
+    this.#dialect = deps.dialect ?? 'native'
     this.#batch = deps.transport && new WriteBatch(deps.transport)
     this.#pulses = deps.pulses?.((event) => this.#sendEvent(event))
     socket.on('message', (data, isBinary) => {
@@ -83,7 +87,8 @@ export class Connection {
       this.#detachAll()
       this.#pulses?.close()
     })
-    socket.send(serverConnected(`evt_${randomUUID()}`))
+    // HotPlex never sent one, and its clients would take it for a turn's event.
+    if (this.#dialect !== 'hotplex') socket.send(serverConnected(`evt_${randomUUID()}`))
     if (initialSession !== undefined) {
       // In the session's order, so a frame sent right after connecting waits for the check.
       void this.#inOrder(`session:${initialSession}`, async () => {
@@ -102,6 +107,7 @@ export class Connection {
     try {
       if (text === null) throw new SyntaxError('binary frames are not accepted; send JSON text')
       raw = JSON.parse(text)
+      if (this.#dialect === 'hotplex') raw = fromHotplexFrame(raw)
     } catch (err) {
       this.#sendError({ code: 'BAD_JSON', message: `frame is not valid JSON: ${(err as Error).message}` }, undefined)
       return
@@ -241,8 +247,15 @@ export class Connection {
     // Checked before sending, so one event larger than the buffer still reaches a client that reads.
     const max = this.#deps.maxSendBuffer ?? DEFAULT_SEND_BUFFER
     if (socket.bufferedAmount > max) return this.#overflow(max)
+    let text = json
+    if (this.#dialect === 'quickstart') text = JSON.stringify(toQuickstart(event))
+    else if (this.#dialect === 'hotplex') {
+      const frame = toHotplex(event)
+      if (frame === undefined) return
+      text = JSON.stringify(frame)
+    }
     this.#batch?.hold()
-    socket.send(this.#dialect === 'native' ? json : JSON.stringify(toQuickstart(event)))
+    socket.send(text)
   }
 
   /**

@@ -1,7 +1,15 @@
 import type { ServiceEvent } from '../../../contract/mod.ts'
 
-/** Which shape a connection's client speaks; decided by the first frame it sends. */
-export type Dialect = 'native' | 'quickstart'
+/**
+ * Which shape a connection's client speaks: `native`, or `quickstart` once its first
+ * `session_start`/`prompt` frame says so, or `hotplex` (hotplex.ts), chosen by the client
+ * (`?dialect=hotplex`) or for the listener (`server.ws_dialect`).
+ */
+export type Dialect = 'native' | 'quickstart' | 'hotplex'
+
+/** The dialects a connection can open in (`quickstart` is chosen by frames, not asked for). */
+export const OPENING_DIALECTS = ['native', 'hotplex'] as const
+export type OpeningDialect = (typeof OPENING_DIALECTS)[number]
 
 /** Events that stay inside the service (the REST layer uses them); native clients do not see them. */
 const INTERNAL_EVENTS = new Set<string>(['turn_started'])

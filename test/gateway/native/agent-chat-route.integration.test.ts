@@ -81,7 +81,7 @@ describe('chat route - POST /v1/agent/chat', () => {
     await stream.untilEnd()
     // The token deltas come too, live only (no seq); the stored events are the turn's.
     const stored = stream.data.filter((event) => !isLiveOnly(event as ServiceEvent))
-    expect(stored.map((event) => event.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(stored.map((event) => event.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
     expect(stream.data.map((event) => event.event)).toContain('answer_delta')
     expect(stored.every((event) => event.session_id === 'chat-sse' && typeof event.seq === 'number')).toBe(true)
     expect(stream.data.at(-1)).toMatchObject({ event: 'completed', stats: { turns: 1, tool_calls: 1 } })

@@ -154,7 +154,7 @@ describe.each([
   it('directory - the JSON page of events: stored events with their seq, after_seq and limit page through them', async () => {
     const all = (await http('owner', 'GET', `/v1/sessions/${ids.ws}/events`, { accept: 'application/json' })).body as SessionEventsPage
     // turn_started is the service's own (never sent to clients), deltas are live only: neither is here.
-    expect(all.events.map((event) => event.event)).toEqual(['answer', 'completed'])
+    expect(all.events.map((event) => event.event)).toEqual(['answer', 'session_stats', 'completed'])
     expect(all.events.every((event) => event.session_id === ids.ws && typeof event.seq === 'number')).toBe(true)
     expect(all.has_more).toBe(false)
     const first = (await http('owner', 'GET', `/v1/sessions/${ids.ws}/events?limit=1`, { accept: 'application/json' })).body as SessionEventsPage

@@ -53,7 +53,7 @@ describe('session event stream', () => {
     client.send({ type: 'execute', session_id: 'sse-2', prompt: 'hello' })
     const frames = await live
     // Live: the answer's deltas (no id: not stored) come before it.
-    expect(frames.map((frame) => frame.data.event)).toEqual(['answer_delta', 'answer', 'completed'])
+    expect(frames.map((frame) => frame.data.event)).toEqual(['answer_delta', 'answer', 'session_stats', 'completed'])
     expect(frames[0]!.id).toBeUndefined()
     expect(frames[0]!.data.data).toBe(frames[1]!.data.data)
     await client.close()

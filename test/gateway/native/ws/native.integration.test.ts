@@ -28,7 +28,7 @@ describe('native websocket', () => {
     const client = await connect()
     client.send({ type: 'execute', request_id: 1, session_id: 'tool-1', prompt: 'tool: echo hi' })
     const completed = await client.event('completed', 'tool-1')
-    expect(eventsOf(client, 'tool-1')).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(eventsOf(client, 'tool-1')).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
     const events = client.eventsOf('tool-1')
     expect(events.every((event) => event.request_id === 1)).toBe(true)
     expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i + 2)) // seq 1 is the internal turn_started
@@ -38,6 +38,9 @@ describe('native websocket', () => {
     expect(toolResult).toMatchObject({ data: 'hi', is_error: false, tool: { id: (toolUse.tool as { id: string }).id, name: 'Bash' } })
     expect(completed).toMatchObject({ session_id: 'tool-1', stats: { turns: 1, tool_calls: 1, model: 'claude-fake-1' } })
     expect((completed.stats as { output_tokens: number }).output_tokens).toBeGreaterThan(0)
+    // session_stats, right before completed: the same counters, and the tools the turn called.
+    const summary = events.find((event) => event.event === 'session_stats')!
+    expect(summary).toMatchObject({ stats: completed.stats, turn_stats: completed.turn_stats, tools_used: ['Bash'], is_error: false })
   })
 
   it('execute - without session_id gets a generated one, named on completed', async () => {
