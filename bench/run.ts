@@ -5,7 +5,8 @@
  * fake CLI, driven over their native WebSockets on loopback, all running in
  * the same run and measured in turns (bench/compare.ts); medians of 3 rounds,
  * with ratios against the floor and HotPlex; then 1,000 idle sessions on ours
- * in production. With HotPlex, the whole run happens in a private network
+ * in production; then the approval path's latency in dev and production
+ * (bench/approval.ts). With HotPlex, the whole run happens in a private network
  * namespace (bench/private-network.ts).
  * The other benchmarks: `node bench/suite.ts` (relay, starts, replay,
  * Kubernetes, REST, sandbox, WAF), each also runnable alone.
@@ -14,6 +15,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { measureApprovalModes, printApproval } from './approval.ts'
 import { LOAD, measureSystems, type RelayFigures } from './compare.ts'
 import { IDLE, measureIdleSessions, type IdleFigures } from './idle-sessions.ts'
 import { onlyLoopback, rerunInPrivateNetwork } from './private-network.ts'
@@ -60,7 +62,9 @@ async function main(): Promise<void> {
     } finally {
       await production.stop()
     }
+    const approval = await measureApprovalModes(dir)
     printTable(figures, idle)
+    printApproval(approval)
     console.log(`\n${os.cpus().length} cores, Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; the bench took ${((performance.now() - began) / 1000).toFixed(0)} s.`)
   } finally {
     await rm(dir, { recursive: true, force: true })

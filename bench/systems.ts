@@ -105,7 +105,7 @@ async function ourConfig(dir: string, name: string, cli: Cli, natsUrl: string, e
   return {
     server: { host: '127.0.0.1', port: 0 },
     // Each system its own CLI store: the same session name makes the same CLI session id, which one store holds once.
-    engine: { command: cli.command, args: cli.args, env: { CLAUDE_CONFIG_DIR: path.join(dir, `${run}-claude`) }, ...engine },
+    engine: { command: cli.command, args: cli.args, ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, `${run}-claude`), ...(engine?.env as Record<string, string> | undefined) } },
     session: { work_dir: path.join(dir, `${run}-sessions`), marker_dir: path.join(dir, `${run}-markers`) },
     runner: { max_sessions: 5_000 },
     limits: { max_connections_per_ip: 5_000 },

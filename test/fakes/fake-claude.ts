@@ -70,13 +70,15 @@ interface Args {
   inputFormat: string
   /** `--include-partial-messages`: stream_event lines around every block. */
   partial: boolean
+  /** `--permission-prompt-tool stdio`: in an asking mode, a Bash call is asked about on the control protocol (can_use_tool). */
+  promptTool?: string
   prompt?: string
 }
 
 const VALUE_FLAGS = new Set([
   '--input-format', '--output-format', '--session-id', '--resume', '-r', '--append-system-prompt',
   '--system-prompt', '--permission-mode', '--model', '--settings', '--max-turns', '--fallback-model',
-  '--setting-sources', '--agent', '--agents', '--effort', '--name', '-n',
+  '--setting-sources', '--agent', '--agents', '--effort', '--name', '-n', '--permission-prompt-tool',
 ])
 const VARIADIC_FLAGS = new Set([
   '--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools', '--tools',
@@ -107,6 +109,7 @@ function parseArgs(argv: string[]): Args {
   args.permissionMode = get('--permission-mode') ?? args.permissionMode
   args.model = get('--model') ?? args.model
   args.inputFormat = get('--input-format') ?? args.inputFormat
+  args.promptTool = get('--permission-prompt-tool')
   if (positional.length > 0) args.prompt = positional.join(' ')
   return args
 }
@@ -327,6 +330,8 @@ interface Turn {
   wake?: () => void
   /** Tool calls a PreToolUse hook denied. */
   denials?: object[]
+  /** Withdraws the permission request the turn waits on (an interrupt). */
+  withdraw?: () => void
 }
 
 let current: Turn | undefined
@@ -409,6 +414,18 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
     })
     return denial.text
   }
+  const permitted = await canUseTool(turn, input, toolUseId)
+  if (turn.ended) return undefined
+  if (permitted.behavior === 'deny') {
+    say(turn, {
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'tool_result', content: permitted.message, is_error: true, tool_use_id: toolUseId }] },
+      parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(),
+      tool_use_result: `Error: ${permitted.message}`,
+    })
+    return permitted.message
+  }
+  command = typeof permitted.input.command === 'string' ? permitted.input.command : command
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const child = spawn('/bin/bash', ['-c', command], { cwd: process.cwd(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     turn.child = child
@@ -538,6 +555,47 @@ async function preToolUse(tool: string, toolInput: object, toolUseId: string): P
   return undefined
 }
 
+/**
+ * With `--permission-prompt-tool stdio` in an asking mode (not bypassPermissions), a Bash call is asked
+ * about as the real CLI does (claude-2.1.330-permission-prompts.json): `can_use_tool` with the exact
+ * command as its suggestion; allow runs `updatedInput`, deny gives the agent the message; the request
+ * is withdrawn (control_cancel_request) when the turn is interrupted. FAKE_CLAUDE_ANSWER_LOG names a
+ * file where the time each answer arrived is appended (`<request id> <epoch ms, µs precision>`), for
+ * the approval latency benchmark.
+ */
+async function canUseTool(turn: Turn, input: { command: string; description: string }, toolUseId: string): Promise<{ behavior: 'allow'; input: Record<string, unknown> } | { behavior: 'deny'; message: string }> {
+  if (args.promptTool !== 'stdio' || args.permissionMode === 'bypassPermissions') return { behavior: 'allow', input }
+  const requestId = randomUUID()
+  emit({
+    type: 'control_request', request_id: requestId,
+    request: {
+      subtype: 'can_use_tool', tool_name: 'Bash', display_name: 'Bash', input, description: input.description,
+      permission_suggestions: [
+        { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: input.command }], behavior: 'allow', destination: 'localSettings' },
+        { type: 'addDirectories', directories: [process.cwd()], destination: 'session' },
+        { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+      ],
+      tool_use_id: toolUseId,
+    },
+  })
+  const answer = await new Promise<HookAnswer>((resolve) => {
+    waitingAnswers.set(requestId, (got) => {
+      waitingAnswers.delete(requestId)
+      resolve(got)
+    })
+    turn.withdraw = () => {
+      emit({ type: 'control_cancel_request', request_id: requestId })
+      waitingAnswers.get(requestId)?.({ kind: 'eof' })
+    }
+  })
+  turn.withdraw = undefined
+  if (process.env.FAKE_CLAUDE_ANSWER_LOG) fs.appendFileSync(process.env.FAKE_CLAUDE_ANSWER_LOG, `${requestId} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`)
+  const response = answer.kind === 'success' ? (answer.response as { behavior?: unknown; updatedInput?: unknown; message?: unknown } | null) : null
+  if (response?.behavior === 'allow' && typeof response.updatedInput === 'object' && response.updatedInput !== null) return { behavior: 'allow', input: response.updatedInput as Record<string, unknown> }
+  if (answer.kind === 'eof') return { behavior: 'deny', message: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed." }
+  return { behavior: 'deny', message: typeof response?.message === 'string' ? response.message : 'denied' }
+}
+
 async function act(turn: Turn): Promise<void> {
   if (modelDelayMs > 0) {
     await new Promise<void>((resolve) => {
@@ -663,6 +721,7 @@ function interrupt(requestId: unknown): void {
   emit({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response: { still_queued: [] } } })
   const turn = current
   if (!turn || turn.ended) return
+  turn.withdraw?.()
   turn.ended = true
   turn.wake?.()
   if (turn.child?.pid !== undefined) {
