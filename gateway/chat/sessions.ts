@@ -82,6 +82,11 @@ export class ChatSessions {
     return session
   }
 
+  /** Records the message on its key's session (creating it when there is none) without queueing work. */
+  touch(message: ChatMessage): ChatSession {
+    return this.#touch(message).session
+  }
+
   get(key: string): ChatSession | undefined {
     return this.#entries.get(key)?.session
   }

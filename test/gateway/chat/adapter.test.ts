@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryBus } from '../../../bus/mod.ts'
-import { Command, emptyStats, okReply, ServiceError, subjects, type CommandOf } from '../../../contract/mod.ts'
+import { Command, emptyStats, errorReply, okReply, ServiceError, subjects, type CommandOf } from '../../../contract/mod.ts'
 import { ChatAdapter, replyText, type RobotSender } from '../../../gateway/chat/adapter.ts'
 import type { ChatSettings } from '../../../gateway/chat/config.ts'
 import { ChatError } from '../../../gateway/chat/errors.ts'
@@ -248,5 +248,91 @@ describe('chat adapter', () => {
     { name: 'completed, cut', outcome: { ...outcome('completed', 'long '), truncated: true as const }, text: 'long\n\n(The answer was longer than this and was cut.)' },
   ])('adapter - reply text of a turn: $name', ({ outcome, text }) => {
     expect(replyText(outcome)).toBe(text)
+  })
+})
+
+/**
+ * A runner on the bus whose every turn asks permission to run the prompt as a
+ * command, then answers with the person's decision; a refused `reply` when told.
+ */
+function askingRunner(bus: MemoryBus) {
+  const executes: CommandOf<'execute'>[] = []
+  const replies: CommandOf<'reply'>[] = []
+  const waiting = new Map<string, CommandOf<'execute'>>()
+  const s = subjects(PREFIX)
+  bus.subscribe(s.place, (msg) => {
+    const command = Command.parse(JSON.parse(msg.data))
+    const publish = (turn: CommandOf<'execute'>, event: Record<string, unknown>) =>
+      bus.publish(s.events(turn.session_id), JSON.stringify({ session_id: turn.session_id, turn_id: turn.turn_id, ...event }))
+    if (command.type === 'execute') {
+      executes.push(command)
+      msg.respond(okReply('execute', { turn_id: command.turn_id, queued: 0, after_seq: 0 }))
+      const id = `per_${executes.length}`
+      waiting.set(id, command)
+      const title = `Bash: ${command.prompt}`
+      publish(command, { event: 'permission_request', data: title, permission: { id, tool: { name: 'Bash', input: { command: command.prompt } }, title, options: ['allow_once', 'allow_always', 'deny'], expires_at: Date.now() + 60_000 } })
+      return
+    }
+    if (command.type !== 'reply' || command.reply.kind !== 'permission') return msg.respond(okReply('close', { closed: true }))
+    replies.push(command)
+    const turn = waiting.get(command.reply.id)
+    if (!turn) return msg.respond(errorReply({ code: 'PERMISSION_NOT_FOUND', message: `no ${command.reply.id}` }))
+    waiting.delete(command.reply.id)
+    msg.respond(okReply('reply', { resolved: true }))
+    const { decision } = command.reply
+    publish(turn, { event: 'permission_resolved', data: decision, permission_id: command.reply.id, decision, source: 'client', ...(command.by && { by: command.by }) })
+    publish(turn, { event: 'answer', data: decision === 'deny' ? `did not run ${turn.prompt}` : `ran ${turn.prompt}` })
+    publish(turn, { event: 'completed', stats: emptyStats(), turn_stats: emptyStats() })
+  })
+  return { executes, replies }
+}
+
+describe('chat adapter - steering', () => {
+  const ASKED = 'The agent wants to run Bash: touch canary. Reply 1 to allow once, 2 to allow for this session, 3 to deny.'
+  /** u1 asks the agent to `touch canary`; resolves once the numbered request reached u1. */
+  async function asked() {
+    const runner = askingRunner(bus)
+    const robot = recordingSender()
+    const { chat, sessions } = adapter(robot, { max_message_length: 5000 })
+    const session = chat.receive(message('touch canary'))
+    await until('the numbered request', () => robot.sent.length === 1)
+    return { runner, robot, chat, sessions, session }
+  }
+
+  it('adapter steering - the request arrives numbered; the next text answers it instead of queueing behind the waiting turn', async () => {
+    const { runner, robot, chat, sessions, session } = await asked()
+    expect(texts(robot.sent)).toEqual([ASKED])
+    chat.receive(message('1'))
+    await sessions.idle()
+    expect(runner.executes.map((c) => c.prompt)).toEqual(['touch canary'])
+    expect(runner.replies).toMatchObject([{ session_id: session.session_id, reply: { kind: 'permission', id: 'per_1', decision: 'allow_once' }, by: 'chat:u1' }])
+    expect(texts(robot.sent)).toEqual([ASKED, 'ran touch canary'])
+    expect(chat.counters).toMatchObject({ messages: 2, turns: 1, steering: 1 })
+  })
+
+  it('adapter steering - free text while a request waits gets the hint and is no prompt; "3" denies', async () => {
+    const { runner, robot, chat, sessions } = await asked()
+    chat.receive(message('what are you doing?'))
+    await until('the hint', () => robot.sent.length === 2)
+    expect(texts(robot.sent)[1]).toMatch(/^The agent is waiting for your answer about Bash: touch canary\. Reply 1 to allow once/)
+    chat.receive(message('3'))
+    await sessions.idle()
+    expect(runner.executes.map((c) => c.prompt)).toEqual(['touch canary'])
+    expect(runner.replies.map((c) => c.reply)).toEqual([{ kind: 'permission', id: 'per_1', decision: 'deny' }])
+    expect(texts(robot.sent)[2]).toBe('did not run touch canary')
+  })
+
+  it("adapter steering - another person in the same group conversation cannot answer: their text is a turn of their own session", async () => {
+    const { runner, robot, chat, sessions, session: ours } = await asked()
+    const theirs = chat.receive(message('1', 'u2'))
+    await until("the other person's own request", () => robot.sent.length === 2)
+    expect(theirs.session_id).not.toBe(ours.session_id)
+    expect(runner.executes.map((c) => [c.session_id, c.prompt])).toEqual([[ours.session_id, 'touch canary'], [theirs.session_id, '1']])
+    expect(runner.replies).toEqual([])
+    expect(robot.sent.map((m) => (m.body as { userIds: string[] }).userIds[0])).toEqual(['u1', 'u2'])
+    chat.receive(message('deny', 'u2'))
+    chat.receive(message('allow'))
+    await sessions.idle()
+    expect(runner.replies.map((c) => [c.session_id, c.reply.id, c.by])).toEqual([[theirs.session_id, 'per_2', 'chat:u2'], [ours.session_id, 'per_1', 'chat:u1']])
   })
 })
