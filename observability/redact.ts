@@ -5,7 +5,9 @@
  * 2. A last pass over every serialized line replaces the values of the
  *    secrets this service was configured with (API keys, chat secrets, the
  *    engine's API key, a NATS password, …), so a secret inside a message
- *    text (an error quoting a URL, a CLI's stderr) is caught too.
+ *    text (an error quoting a URL, a CLI's stderr) is caught too, and masks
+ *    the value of every `api_key=` URL parameter (a client's key, right or
+ *    wrong, in a request URL: see redactApiKeyParams).
  */
 
 export const REDACTED = '[REDACTED]'
@@ -101,23 +103,35 @@ function urlCredentials(text: string): string[] {
   return out
 }
 
+/** `api_key=` in a URL's query: what follows, up to the next parameter, quote, space or fragment. */
+const API_KEY_PARAM = /([?&]api_key=)[^&#\s"'\\]*/gi
+
+/**
+ * A URL (or any text quoting one) with the value of each `api_key` parameter
+ * replaced by `[REDACTED]`: clients may send their key in the query
+ * (gateway/auth/credentials.ts), and a wrong key is no configured secret, yet
+ * may be a real one mistyped. Pure.
+ */
+export function redactApiKeyParams(text: string): string {
+  return /api_key=/i.test(text) ? text.replace(API_KEY_PARAM, `$1${REDACTED}`) : text
+}
+
 /**
  * A function that replaces each secret in a serialized log line by
- * `[REDACTED]` (as it is and as JSON escapes it); undefined when there is
- * nothing to hide.
+ * `[REDACTED]` (as it is and as JSON escapes it), and masks `api_key=` URL
+ * parameters (redactApiKeyParams).
  */
-export function scrubber(secrets: readonly string[]): ((line: string) => string) | undefined {
+export function scrubber(secrets: readonly string[]): (line: string) => string {
   const needles = new Set<string>()
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET_LENGTH) continue
     needles.add(secret)
     needles.add(JSON.stringify(secret).slice(1, -1))
   }
-  if (needles.size === 0) return undefined
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...needles].sort((a, b) => b.length - a.length)
   return (line) => {
-    let out = line
+    let out = redactApiKeyParams(line)
     for (const needle of ordered) if (out.includes(needle)) out = out.replaceAll(needle, REDACTED)
     return out
   }

@@ -5,13 +5,15 @@ import type { ApiKeys } from './keys.ts'
  *
  * | surface | carriers |
  * |---|---|
- * | REST and SSE | `Authorization: Bearer <key>`, `X-API-Key: <key>`, `Authorization: Basic` of user `opencode` with the key as password |
+ * | REST and SSE | `Authorization: Bearer <key>`, `X-API-Key: <key>`, `Authorization: Basic` of user `opencode` with the key as password, `?api_key=<key>` |
  * | WebSocket handshake | `X-API-Key: <key>`, `?api_key=<key>` |
  *
  * Basic is what OpenCode's own clients send (`opencode attach --password`,
- * user `opencode` by default, as OpenCode's server expects). Anything else is
- * not a carrier and is ignored (Basic of another user, say from a proxy, or
- * `api_key` in a REST query, which would land in access logs).
+ * user `opencode` by default, as OpenCode's server expects). `?api_key=` on
+ * REST and SSE is what HotPlex documents for clients that cannot set headers
+ * (an EventSource); its value never reaches a log (observability/redact.ts
+ * masks the parameter in every line). Anything else is not a carrier and is
+ * ignored (Basic of another user, say from a proxy).
  */
 export type Surface = 'http' | 'websocket'
 export type Carrier = 'authorization' | 'x-api-key' | 'api_key'
@@ -68,7 +70,7 @@ export function presentedKeys(surface: Surface, headers: Headers, query: unknown
     }
   }
   add('x-api-key', headers['x-api-key'])
-  if (surface === 'websocket' && typeof query === 'object' && query !== null) {
+  if (typeof query === 'object' && query !== null) {
     const value = (query as Record<string, unknown>).api_key
     if (typeof value === 'string' || (Array.isArray(value) && value.every((one) => typeof one === 'string'))) add('api_key', value)
   }
@@ -118,7 +120,7 @@ export function authenticate(keys: ApiKeys, presented: readonly Presented[]): Au
 
 /** The 401 message: says what to send, never echoes what was sent. */
 export function unauthorizedMessage(surface: Surface, reason: AuthRefusal): string {
-  const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key> or X-API-Key: <key> (OpenCode clients: --password <key>)'
+  const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key> (OpenCode clients: --password <key>)'
   if (reason === 'missing') return `an API key is required: send it with ${how}`
   if (reason === 'tenants') return `the request carries API keys of different tenants; send the keys of one tenant with ${how}`
   if (reason === 'repeated') return `the request carries different API keys in one place (a repeated header or parameter); send one key with ${how}`

@@ -34,7 +34,7 @@ describe('client - against the service', () => {
     const client = await open(stack.url)
     const session = client.session('s1')
     const events = await collect(session.execute('tool: echo hi', { workDir: 'demo' }))
-    expect(stored(events).map((event) => event.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(stored(events).map((event) => event.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
     const result = events.find((event) => event.event === 'tool_result')
     expect(result?.event === 'tool_result' && result.data.trim()).toBe('hi')
     expect(events.every((event) => event.session_id === 's1')).toBe(true)

@@ -92,7 +92,7 @@ describe('faults', () => {
     )
     for (const { client, id } of sessions) {
       const events = client.eventsOf(id)
-      expect(events.map((event) => event.event), `${id}: ${JSON.stringify(events)}`).toEqual(['answer', 'completed'])
+      expect(events.map((event) => event.event), `${id}: ${JSON.stringify(events)}`).toEqual(['answer', 'session_stats', 'completed'])
       expect(events[0]!.data).toBe('tiny answer 1')
       expect(new Set(events.map((event) => event.seq)).size).toBe(2)
     }

@@ -41,7 +41,7 @@ describe('gateway and runner as separate processes over NATS', () => {
     client = await WsClient.connect(gateway.address!.replace('http', 'ws') + '/ws/v1/agent')
     client.send({ type: 'execute', request_id: 1, session_id: 'nats-1', prompt: 'tool: echo over nats' })
     const completed = await client.event('completed', 'nats-1')
-    expect(client.eventsOf('nats-1').map((msg) => msg.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(client.eventsOf('nats-1').map((msg) => msg.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
     expect(client.eventsOf('nats-1').find((msg) => msg.event === 'tool_result')!.data).toBe('over nats')
     expect(completed).toMatchObject({ request_id: 1, stats: { turns: 1, tool_calls: 1 } })
   })

@@ -62,7 +62,7 @@ describe('gateway and runner with their own NATS users (operator mode)', () => {
     client = await WsClient.connect(gateway.address!.replace('http', 'ws') + '/ws/v1/agent')
     client.send({ type: 'execute', request_id: 1, session_id: 'roles-1', prompt: 'tool: echo with roles' })
     await client.event('completed', 'roles-1')
-    expect(client.eventsOf('roles-1').map((msg) => msg.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(client.eventsOf('roles-1').map((msg) => msg.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
     client.send({ type: 'execute', request_id: 2, session_id: 'roles-1', prompt: 'again' })
     await client.next((msg) => msg.request_id === 2 && msg.event === 'completed')
     // A second client resumes from sequence 1: the gateway replays from the stream (consumer API).

@@ -69,7 +69,7 @@ describe('events missed live', () => {
     client.send({ type: 'execute', session_id: 'lossy', prompt: 'stamped: 10 20', request_id: 'lost' })
     await client.next((msg) => msg.request_id === 'lost' && msg.event === 'completed')
     const turn = client.eventsOf('lossy').filter((event) => event.request_id === 'lost')
-    expect(turn.map((event) => event.event)).toEqual([...Array(10).fill('answer'), 'completed'])
+    expect(turn.map((event) => event.event)).toEqual([...Array(10).fill('answer'), 'session_stats', 'completed'])
     const seqs = client.eventsOf('lossy').map((event) => event.seq as number)
     expect(new Set(seqs).size).toBe(seqs.length)
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b))

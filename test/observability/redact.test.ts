@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../service/config/mod.ts'
-import { LOG_REDACT_PATHS, REDACTED, scrubber, secretsOf } from '../../observability/redact.ts'
+import { LOG_REDACT_PATHS, REDACTED, redactApiKeyParams, scrubber, secretsOf } from '../../observability/redact.ts'
 
 /** A pino logger set up as service/logger.ts sets it up, writing into an array. */
 function logger(secrets: string[] = []) {
@@ -42,10 +42,20 @@ describe('redact', () => {
     expect(text.match(/\[REDACTED\]/g)?.length).toBeGreaterThanOrEqual(3) // message, err.message, err.stack
   })
 
-  it('scrub - nothing to hide, no hook; short values are never scrubbed', () => {
-    expect(scrubber([])).toBeUndefined()
-    expect(scrubber(['abc'])).toBeUndefined()
-    expect(scrubber(['abcdef'])!('x abcdef y')).toBe(`x ${REDACTED} y`)
+  it('scrub - short values are never scrubbed', () => {
+    expect(scrubber(['abc'])('x abc y')).toBe('x abc y')
+    expect(scrubber(['abcdef'])('x abcdef y')).toBe(`x ${REDACTED} y`)
+  })
+
+  it.each([
+    ['/v1/sessions/s/events?api_key=wrong-key-123', `/v1/sessions/s/events?api_key=${REDACTED}`],
+    ['/global/event?directory=/w&api_key=k1&x=2', `/global/event?directory=/w&api_key=${REDACTED}&x=2`],
+    ['{"url":"/event?API_KEY=abc"}', `{"url":"/event?API_KEY=${REDACTED}"}`],
+    ['GET /ws/v1/agent?api_key=k#frag done', `GET /ws/v1/agent?api_key=${REDACTED}#frag done`],
+    ['no parameter: my_api_key=1 stays', 'no parameter: my_api_key=1 stays'],
+  ])('scrub - the api_key URL parameter is masked, configured or not: %s', (line, expected) => {
+    expect(redactApiKeyParams(line)).toBe(expected)
+    expect(scrubber([])(line)).toBe(expected)
   })
 
   it('secrets - API keys, chat secrets, secret-named engine.env and environment variables, the NATS password; not the chat app key', () => {

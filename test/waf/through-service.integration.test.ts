@@ -81,7 +81,7 @@ describe('waf - through the service (default rules)', () => {
     client.send({ type: 'execute', request_id: 'b1', session_id: 'waf-benign', prompt: 'tool: echo hi > out.txt && cat out.txt && rm -rf build/*' })
     await client.next((msg) => msg.request_id === 'b1' && msg.event === 'completed')
     const events = client.eventsOf('waf-benign')
-    expect(kinds(events)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'completed'])
+    expect(kinds(events)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
     expect(events.find((event) => event.event === 'tool_result')).toMatchObject({ data: 'hi', is_error: false })
   })
 
