@@ -1,4 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
+import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import { CLIENT_USAGE, clientCommand } from '../client/cli/commands.ts'
 import { SERVICE_VERSION } from '../contract/version.ts'
@@ -112,10 +113,21 @@ function clientIo() {
     env: process.env,
     out: (text: string) => void process.stdout.write(text),
     err: (text: string) => void process.stderr.write(text),
+    // Steering asks on the terminal only when there is one to read from.
+    ask: process.stdin.isTTY ? askLine : undefined,
     onInterrupt(handler: () => void) {
       process.on('SIGINT', handler)
       return () => void process.off('SIGINT', handler)
     },
+  }
+}
+
+async function askLine(prompt: string, signal: AbortSignal): Promise<string> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    return await terminal.question(prompt, { signal })
+  } finally {
+    terminal.close()
   }
 }
 

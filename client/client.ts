@@ -2,11 +2,14 @@ import { ServiceError } from '../contract/errors.ts'
 import type { ClientFrame } from '../contract/frames.ts'
 import { isTurnEnd, ServiceEventSchema, type ServiceEvent } from '../contract/events.ts'
 import type { Stats } from '../contract/stats.ts'
+import type { SteeringReply } from '../contract/steering.ts'
 import { DEFAULT_RETRY, FATAL_CODES, RETRYABLE_CODES, retryDelayMs, type RetryPolicy } from './backoff.ts'
 import { EventQueue } from './event-queue.ts'
 import { randomId } from './ids.ts'
 import { SequenceTracker } from './sequence.ts'
 import { Session, type ExecuteOptions, type SessionPort } from './session.ts'
+import { steeringId, type SteeringResolution } from './steering.ts'
+import { SteeringWatch, type PermissionHandler, type QuestionHandler } from './steering-watch.ts'
 import { HandshakeError, webSocketUrl, type OpenSocket, type Socket } from './transport.ts'
 
 export interface ConnectOptions {
@@ -30,9 +33,10 @@ export type ConnectionStatus =
 type Pending =
   | { kind: 'turn'; frame: Frame; sessionId: string; queue: EventQueue<ServiceEvent>; attempts: number; sent: boolean; started: boolean }
   | { kind: 'reply'; frame: Frame; answer: 'stats' | 'version' | 'stopped'; resolve: (event: ServiceEvent) => void; reject: (err: Error) => void; attempts: number; sent: boolean }
+  | { kind: 'steer'; frame: Frame; sessionId: string; id: string; resolve: (event: SteeringResolution) => void; reject: (err: Error) => void; attempts: number; sent: boolean }
 
 /** The frames this client sends (contract/frames.ts), each with its own request id. */
-type Frame = Extract<ClientFrame, { type: 'execute' | 'stop' | 'stats' | 'version' | 'attach' }> & { request_id: string }
+type Frame = Extract<ClientFrame, { type: 'execute' | 'stop' | 'stats' | 'version' | 'attach' | 'permission_reply' | 'answer' | 'reject' }> & { request_id: string }
 
 /**
  * A client of the native WebSocket protocol. One connection carries every
@@ -56,6 +60,8 @@ export class AgentClient implements SessionPort {
   /** The request of each turn this client started, from its first event on (a stop's `stopped` names the turn, not the execute). */
   readonly #turns = new Map<string, string>()
   readonly #sequences = new SequenceTracker()
+  /** Per session: its requests for a person and the handlers that answer them. */
+  readonly #steering = new Map<string, SteeringWatch>()
   #reconnecting: Promise<void> | undefined
 
   constructor(options: ConnectOptions, openSocket: OpenSocket) {
@@ -133,6 +139,38 @@ export class AgentClient implements SessionPort {
     return event.stats
   }
 
+  onPermission(sessionId: string, handler: PermissionHandler): () => void {
+    return this.#watch(sessionId).onPermission(handler)
+  }
+
+  onQuestion(sessionId: string, handler: QuestionHandler): () => void {
+    return this.#watch(sessionId).onQuestion(handler)
+  }
+
+  reply(sessionId: string, reply: SteeringReply): Promise<SteeringResolution> {
+    if (this.#closed) return Promise.reject(new Error('the client is closed'))
+    const request_id = this.#requestId()
+    const frame: Frame =
+      reply.kind === 'permission'
+        ? { type: 'permission_reply', request_id, session_id: sessionId, permission_id: reply.id, decision: reply.decision, ...(reply.message !== undefined && { message: reply.message }) }
+        : reply.kind === 'answer'
+          ? { type: 'answer', request_id, session_id: sessionId, question_id: reply.id, answers: reply.answers }
+          : { type: 'reject', request_id, session_id: sessionId, question_id: reply.id, ...(reply.message !== undefined && { message: reply.message }) }
+    return new Promise((resolve, reject) => {
+      this.#pending.set(request_id, { kind: 'steer', frame, sessionId, id: reply.id, resolve, reject, attempts: 0, sent: false })
+      this.#sendPending(request_id)
+    })
+  }
+
+  #watch(sessionId: string): SteeringWatch {
+    let watch = this.#steering.get(sessionId)
+    if (watch === undefined) {
+      watch = new SteeringWatch()
+      this.#steering.set(sessionId, watch)
+    }
+    return watch
+  }
+
   #requestId(): string {
     return `${this.#prefix}-${++this.#nextRequest}`
   }
@@ -183,12 +221,12 @@ export class AgentClient implements SessionPort {
   /** After a (re)connection: attach every followed session after its last delivered sequence, then send what waited. */
   #resume(): void {
     const sessions = new Set(this.#followers.keys())
-    for (const pending of this.#pending.values()) if (pending.kind === 'turn' && pending.sent) sessions.add(pending.sessionId)
+    for (const pending of this.#pending.values()) if ((pending.kind === 'turn' || pending.kind === 'steer') && pending.sent) sessions.add(pending.sessionId)
     for (const sessionId of sessions) {
       this.#sendNow({ type: 'attach', request_id: this.#requestId(), session_id: sessionId, last_seq: this.#sequences.last(sessionId) })
     }
     for (const [requestId, pending] of this.#pending) {
-      // An execute or a stop already sent is not sent again (the replay brings its events); stats and version are asked again.
+      // An execute, a stop or an answer already sent is not sent again (the replay brings its events); stats and version are asked again.
       if (!pending.sent || (pending.kind === 'reply' && pending.answer !== 'stopped')) this.#sendPending(requestId)
     }
   }
@@ -219,8 +257,15 @@ export class AgentClient implements SessionPort {
     if (!parsed.success) return
     const event = parsed.data as ServiceEvent
     if (!this.#sequences.accept(event.session_id, event.seq)) return
+    if (event.session_id !== undefined) this.#observeSteering(event.session_id, event)
     const requestId = typeof event.request_id === 'string' ? event.request_id : undefined
     const pending = requestId === undefined ? undefined : this.#pending.get(requestId)
+    if (pending?.kind === 'steer' && event.event === 'error') {
+      if (this.#retried(pending, event)) return
+      this.#pending.delete(pending.frame.request_id)
+      pending.reject(new ServiceError(event.error.code, event.error.message))
+      return
+    }
     if (pending?.kind === 'reply') {
       this.#onReply(pending, event)
       // A stop's `stopped` also ends its turn, which its followers see.
@@ -244,6 +289,18 @@ export class AgentClient implements SessionPort {
     }
   }
 
+  /** Requests for a person go to the session's handlers; a resolution settles this client's answers to it. */
+  #observeSteering(sessionId: string, event: ServiceEvent): void {
+    if (event.event !== 'permission_request' && event.event !== 'question' && event.event !== 'permission_resolved' && event.event !== 'question_resolved') return
+    this.#watch(sessionId).observe(event)
+    if (event.event !== 'permission_resolved' && event.event !== 'question_resolved') return
+    for (const [requestId, pending] of this.#pending) {
+      if (pending.kind !== 'steer' || pending.sessionId !== sessionId || pending.id !== steeringId(event)) continue
+      this.#pending.delete(requestId)
+      pending.resolve(event)
+    }
+  }
+
   #onReply(pending: Extract<Pending, { kind: 'reply' }>, event: ServiceEvent): void {
     if (this.#retried(pending, event)) return
     this.#pending.delete(pending.frame.request_id)
@@ -264,7 +321,7 @@ export class AgentClient implements SessionPort {
 
   #finishAll(error: Error | undefined): void {
     for (const pending of this.#pending.values()) {
-      if (pending.kind === 'reply') pending.reject(error ?? new Error('the client is closed'))
+      if (pending.kind !== 'turn') pending.reject(error ?? new Error('the client is closed'))
       else if (error === undefined) pending.queue.end()
       else pending.queue.fail(error)
     }
@@ -272,5 +329,7 @@ export class AgentClient implements SessionPort {
     this.#turns.clear()
     for (const followers of this.#followers.values()) for (const follower of followers) error === undefined ? follower.end() : follower.fail(error)
     this.#followers.clear()
+    for (const watch of this.#steering.values()) watch.close(error ?? new Error('the client is closed'))
+    this.#steering.clear()
   }
 }

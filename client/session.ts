@@ -1,5 +1,8 @@
 import type { ServiceEvent } from '../contract/events.ts'
 import type { Stats } from '../contract/stats.ts'
+import type { Answers, PermissionDecision, SteeringReply } from '../contract/steering.ts'
+import type { PermissionResolved, QuestionResolved, SteeringResolution } from './steering.ts'
+import type { PermissionHandler, QuestionHandler } from './steering-watch.ts'
 
 /** What `execute` may add to the prompt (the WebSocket `execute` frame's optional fields). */
 export interface ExecuteOptions {
@@ -17,6 +20,9 @@ export interface SessionPort {
   follow(sessionId: string, afterSeq: number): AsyncIterableIterator<ServiceEvent>
   stop(sessionId: string, reason: string | undefined): Promise<void>
   stats(sessionId: string): Promise<Stats>
+  onPermission(sessionId: string, handler: PermissionHandler): () => void
+  onQuestion(sessionId: string, handler: QuestionHandler): () => void
+  reply(sessionId: string, reply: SteeringReply): Promise<SteeringResolution>
 }
 
 /** One session of the service, by id; it exists on the service from its first execute on. */
@@ -57,5 +63,40 @@ export class Session {
   /** The session's counters summed over its turns. */
   stats(): Promise<Stats> {
     return this.#port.stats(this.id)
+  }
+
+  /**
+   * Calls `handler` for each tool call of this session that waits for a
+   * person's yes, once per request, as this client receives the session's
+   * events (a turn it runs or a session it follows). A request replayed on
+   * attach is handed over only if its resolution did not come with it; its
+   * `context.signal` aborts when anyone settles it. Returns the unsubscribe.
+   */
+  onPermission(handler: PermissionHandler): () => void {
+    return this.#port.onPermission(this.id, handler)
+  }
+
+  /** Like onPermission, for the agent's questions. */
+  onQuestion(handler: QuestionHandler): () => void {
+    return this.#port.onQuestion(this.id, handler)
+  }
+
+  /**
+   * Answers a permission request; resolves with its `permission_resolved`
+   * (whoever's answer counted: a faster client's decision may differ),
+   * rejects with a ServiceError (PERMISSION_NOT_FOUND, ALREADY_ANSWERED, …).
+   */
+  permissionReply(permissionId: string, decision: PermissionDecision, message?: string): Promise<PermissionResolved> {
+    return this.#port.reply(this.id, { kind: 'permission', id: permissionId, decision, ...(message !== undefined && { message }) }) as Promise<PermissionResolved>
+  }
+
+  /** Answers a question: one list of chosen labels (or free text) per question; resolves with its `question_resolved`. */
+  answer(questionId: string, answers: Answers): Promise<QuestionResolved> {
+    return this.#port.reply(this.id, { kind: 'answer', id: questionId, answers }) as Promise<QuestionResolved>
+  }
+
+  /** Declines a question; the agent reads `message`. Resolves with its `question_resolved`. */
+  reject(questionId: string, message?: string): Promise<QuestionResolved> {
+    return this.#port.reply(this.id, { kind: 'reject', id: questionId, ...(message !== undefined && { message }) }) as Promise<QuestionResolved>
   }
 }

@@ -56,12 +56,22 @@ export class EventPrinter {
       case 'completed':
         err(`completed: ${summary(event.turn_stats)}\n`)
         return
+      case 'permission_resolved':
+        err(`permission ${event.decision.replace('_', ' ')} (${resolvedBy(event.source, event.by)}${event.rule ? `, rule ${event.rule}` : ''})${event.tool ? `: ${event.tool.name}` : ''}\n`)
+        return
+      case 'question_resolved':
+        err(`${event.answers ? `answered ${JSON.stringify(event.answers)}` : 'question rejected'} (${resolvedBy(event.source, event.by)})\n`)
+        return
       case 'task_boundary':
         return
       default:
         return
     }
   }
+}
+
+function resolvedBy(source: string, by: string | undefined): string {
+  return by === undefined ? source : `${source}, by ${by}`
 }
 
 function clip(text: string): string {

@@ -1,7 +1,8 @@
 /**
  * The web console: a key, the session list (GET /v1/sessions), one session's
  * events live (its own WebSocket, so each opened session is replayed whole),
- * a prompt, stop and stats. Built into dist/app.js by scripts/build-console.ts.
+ * a prompt, stop and stats, and cards to approve tool calls and answer the
+ * agent's questions (cards.ts). Built into dist/app.js by scripts/build-console.ts.
  * Text from the service goes into the page as text nodes only, never as HTML.
  */
 import type { ServiceEvent } from '../../contract/events.ts'
@@ -10,6 +11,8 @@ import type { Stats } from '../../contract/stats.ts'
 import { textBlock } from '../blocks.ts'
 import { connect, type AgentClient, type ConnectionStatus, type Session } from '../browser.ts'
 import { randomId } from '../ids.ts'
+import { permissionCard, questionCard } from './cards.ts'
+import { add } from './dom.ts'
 
 const KEY_STORAGE = 'agent-runtime.api-key'
 const LIST_REFRESH_MS = 5_000
@@ -18,14 +21,6 @@ function element<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id)
   if (found === null) throw new Error(`the page has no #${id}`)
   return found as T
-}
-
-function add(parent: HTMLElement, tag: string, className: string, text = ''): HTMLElement {
-  const child = document.createElement(tag)
-  child.className = className
-  child.textContent = text
-  parent.append(child)
-  return child
 }
 
 const page = {
@@ -109,6 +104,9 @@ async function openSession(id: string): Promise<void> {
   const session = client.session(id)
   const view = new EventView(page.events, (stats) => (page.stats.textContent = statsText(stats)))
   opened = { client, session, view }
+  // Requests still open when the replay is read, and every later one, get a card.
+  session.onPermission((request, context) => permissionCard(page.events, session, request, context))
+  session.onQuestion((request, context) => questionCard(page.events, session, request, context))
   for await (const event of session.follow()) view.show(event)
 }
 
