@@ -22,6 +22,8 @@ export interface ChatSteeringDeps {
 export class ChatSteering {
   readonly #deps: ChatSteeringDeps
   readonly #open = new Map<string, OpenRequest[]>()
+  /** Requests whose answer from here is on its way to the runner: whether they were settled meanwhile. */
+  readonly #sending = new Map<string, { sessionId: string; settled: boolean }>()
 
   constructor(deps: ChatSteeringDeps) {
     this.#deps = deps
@@ -40,9 +42,14 @@ export class ChatSteering {
     else if (event.event === 'permission_resolved' || event.event === 'question_resolved') {
       const id = event.event === 'permission_resolved' ? event.permission_id : event.question_id
       const at = this.#remove(sessionId, id)
-      // Not open here: a rule decided it, or this conversation's own answer settled it.
-      if (at === -1) return
-      const text = resolvedText(event)
+      if (at === -1) {
+        // Not open here: a rule decided it, or this conversation's own answer (on its way, or delivered) settled it.
+        const sending = this.#sending.get(id)
+        if (sending) sending.settled = true
+        return
+      }
+      // This person's own answer, delivered after all (its command had failed): nothing to tell.
+      const text = event.by === `chat:${session.user_id}` ? undefined : resolvedText(event)
       if (text !== undefined) this.#deps.say(session, text)
       if (at === 0) this.#showFirst(session)
     }
@@ -51,6 +58,7 @@ export class ChatSteering {
   /** The turn is over: whatever it asked is settled (turn_ended) and no longer open here. */
   turnEnded(sessionId: string): void {
     this.#open.delete(sessionId)
+    for (const sending of this.#sending.values()) if (sending.sessionId === sessionId) sending.settled = true
   }
 
   /**
@@ -67,20 +75,26 @@ export class ChatSteering {
       return
     }
     const log = this.#deps.log.child({ session_id: sessionId, request_id: open.request.id })
-    // Out of the queue before the await: the runner's resolved event for this answer is then ignored.
-    this.#remove(sessionId, open.request.id)
+    const { id } = open.request
+    // Out of the queue before the await: the runner's resolved event for this answer is then not told again.
+    this.#remove(sessionId, id)
+    const sending = { sessionId, settled: false }
+    this.#sending.set(id, sending)
     try {
       await this.#deps.runners.send({ type: 'reply', session_id: sessionId, reply: parsed.reply, by: `chat:${session.user_id}` })
       log.info({ kind: parsed.reply.kind }, 'chat steering reply delivered')
     } catch (err) {
       const error = toServiceError(err)
       log.warn({ err, code: error.code }, 'chat steering reply refused')
-      this.#deps.say(session, replyErrorText(error))
-      if (error.code !== 'ALREADY_ANSWERED' && error.code !== 'PERMISSION_NOT_FOUND') {
-        // Not settled: open again, the person may answer again.
+      if (error.code === 'ALREADY_ANSWERED' || error.code === 'PERMISSION_NOT_FOUND') this.#deps.say(session, replyErrorText(error))
+      else if (!sending.settled) {
+        // A failure with no settlement seen (no runner answered, say): open again, the person may answer again.
         this.#open.set(sessionId, [open, ...(this.#open.get(sessionId) ?? [])])
+        this.#deps.say(session, replyErrorText(error))
         return
       }
+    } finally {
+      this.#sending.delete(id)
     }
     this.#showFirst(session)
   }

@@ -93,6 +93,28 @@ describe('chat steering - one conversation', () => {
     expect(desk.waiting('chat-1')).toBe(open)
   })
 
+  it('chat steering - a failed send whose answer was settled meanwhile is not opened again', async () => {
+    const { desk, said } = steering(() => {
+      // The runner took the answer and told every client, but its reply was lost.
+      desk.onEvent(session, resolved('per_1', { by: 'chat:u1' }))
+      return new ServiceError('RUNNER_UNAVAILABLE', 'no runner')
+    })
+    desk.onEvent(session, asks('per_1'))
+    await desk.answer(session, '1')
+    expect(said.length).toBe(1)
+    expect(desk.waiting('chat-1')).toBe(false)
+  })
+
+  it('chat steering - a failed send delivered after all: its late resolution is not told as another client’s', async () => {
+    const { desk, said } = steering(() => new ServiceError('RUNNER_UNAVAILABLE', 'no runner'))
+    desk.onEvent(session, asks('per_1'))
+    await desk.answer(session, '1')
+    expect(desk.waiting('chat-1')).toBe(true)
+    desk.onEvent(session, resolved('per_1', { by: 'chat:u1' }))
+    expect(said.length).toBe(2)
+    expect(desk.waiting('chat-1')).toBe(false)
+  })
+
   it('chat steering - two requests: the second is shown once the first is answered, and the next text answers it', async () => {
     const { desk, said, replies } = steering()
     desk.onEvent(session, asks('per_1'))
