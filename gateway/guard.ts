@@ -89,6 +89,8 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): Guar
     if (access.stream === true && options.lifecycle?.draining) {
       throw new ServiceError('SHUTTING_DOWN', 'the service is shutting down; connect to another instance')
     }
+    // The key in the query is a credential, not an input: routes with strict query schemas would refuse it.
+    if (typeof request.query === 'object' && request.query !== null) delete (request.query as Record<string, unknown>).api_key
     tenants.set(request, outcome.tenant)
     const principal = outcome.key >= 0 ? `key:${outcome.key}` : `ip:${request.ip}`
     principals.set(request, principal)
