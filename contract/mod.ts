@@ -10,5 +10,5 @@ export { ErrorBody, ErrorCodes, ServiceError, toServiceError, isErrorCode } from
 export type { ErrorCode } from './errors.ts'
 export { Stats, emptyStats, addStats } from './stats.ts'
 export { DemandAnswer, DemandRefusal, DemandRequest } from './demand.ts'
-export { isInside, workDirProblem, workDirRejected } from './work-dir.ts'
+export { isInside, workDirProblem, workDirRejected, workDirRoot } from './work-dir.ts'
 export { Answers, PendingRequests, PermissionDecision, PermissionRequest, QuestionItem, QuestionRequest, ReplyBody, ResolutionSource, SteeringReply, replyOfBody } from './steering.ts'

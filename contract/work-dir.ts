@@ -19,6 +19,16 @@ export function workDirProblem(workDir: string, base?: string): string | undefin
   return undefined
 }
 
+/**
+ * The operator's root (`session.work_dir_roots`) an absolute `work_dir` lies in, used as it is;
+ * undefined for a relative path or one in no root. Lexical: the runner follows symlinks after.
+ */
+export function workDirRoot(workDir: string, roots: readonly string[]): string | undefined {
+  if (!path.isAbsolute(workDir) || workDir.includes('\0')) return undefined
+  const target = path.resolve(workDir)
+  return roots.find((root) => isInside(path.resolve(root), target))
+}
+
 /** Whether `target` is `base` or below it. */
 export function isInside(base: string, target: string): boolean {
   const relative = path.relative(base, target)

@@ -168,6 +168,7 @@ export function sessionSettings(config: Config, options: SessionSettingsOptions 
   return {
     namespace: config.namespace,
     workBase: path.resolve(config.session.work_dir),
+    workDirRoots: config.session.work_dir_roots,
     maxQueue: config.session.max_queue,
     turnTimeoutMs: config.engine.timeout,
     idleTimeoutMs: config.engine.idle_timeout,

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino'
-import { ServiceError } from '../../contract/mod.ts'
+import { realpath } from 'node:fs/promises'
+import path from 'node:path'
+import { isInside, ServiceError, workDirRoot } from '../../contract/mod.ts'
 import type { MarkerStore, SessionMarker } from '../cli-session.ts'
 import type { EngineSet } from '../engine/engine-set.ts'
 import { resolveSandbox, sandboxLabel } from '../sandbox.ts'
@@ -9,6 +11,8 @@ export interface ConversationOptions {
   cliSessionId: string
   markers: MarkerStore
   workBase: string
+  /** `session.work_dir_roots`: absolute directories a client's absolute work_dir may lie in, used as it is. */
+  workDirRoots?: readonly string[] | undefined
   /** The engine the registry says the session runs, if any. */
   recordedEngine?: string | undefined
   log: Logger
@@ -25,6 +29,7 @@ export class Conversation {
   readonly #cliSessionId: string
   readonly #markers: MarkerStore
   readonly #workBase: string
+  readonly #roots: readonly string[]
   readonly #log: Logger
   /** Fixed by the marker, the registry record or the first admitted prompt. */
   #engine: string | undefined
@@ -42,6 +47,7 @@ export class Conversation {
     this.#cliSessionId = options.cliSessionId
     this.#markers = options.markers
     this.#workBase = options.workBase
+    this.#roots = options.workDirRoots ?? []
     this.#engine = options.recordedEngine
     this.#log = options.log
   }
@@ -115,11 +121,45 @@ export class Conversation {
       }
     }
     if (requested === undefined && this.#workDir !== undefined) return
-    const resolved = await resolveSandbox(this.#workBase, this.#sessionId, requested)
+    const resolved = await this.#resolve(requested)
     if (this.#workDir !== undefined && resolved !== this.#workDir) {
-      throw new ServiceError('WORK_DIR_MISMATCH', `session ${this.#sessionId} works in "${await sandboxLabel(this.#workBase, this.#workDir)}"; work_dir must stay the same within a session`)
+      const base = await this.sandboxBase()
+      const label = base === this.#workBase ? await sandboxLabel(base, this.#workDir) : this.#workDir
+      throw new ServiceError('WORK_DIR_MISMATCH', `session ${this.#sessionId} works in "${label}"; work_dir must stay the same within a session`)
     }
     this.#workDir = resolved
+  }
+
+  /**
+   * An absolute work_dir inside an allowed root is resolved against that root (the same
+   * symlink checks, the root in place of the base); anything else against the base, whose
+   * refusal of an absolute path then names the roots.
+   */
+  async #resolve(requested: string | undefined): Promise<string> {
+    const root = requested === undefined ? undefined : workDirRoot(requested, this.#roots)
+    if (root === undefined || requested === undefined) {
+      try {
+        return await resolveSandbox(this.#workBase, this.#sessionId, requested)
+      } catch (err) {
+        if (requested !== undefined && path.isAbsolute(requested) && err instanceof ServiceError && err.code === 'WORK_DIR_REJECTED' && this.#roots.length > 0) {
+          throw new ServiceError('WORK_DIR_REJECTED', `${err.message}; absolute work_dirs are allowed in ${this.#roots.join(', ')}`)
+        }
+        throw err
+      }
+    }
+    const relative = path.relative(path.resolve(root), path.resolve(requested))
+    return resolveSandbox(root, this.#sessionId, relative === '' ? '.' : relative)
+  }
+
+  /** The directory the session's work dir was judged against (and is checked again against before a CLI starts): its root, else the base. */
+  async sandboxBase(): Promise<string> {
+    const dir = this.#workDir
+    if (dir === undefined) return this.#workBase
+    for (const root of this.#roots) {
+      const real = await realpath(root).catch(() => path.resolve(root))
+      if (isInside(real, dir)) return real
+    }
+    return this.#workBase
   }
 
   /**

@@ -33,6 +33,8 @@ import { turnStats } from './turn-stats.ts'
 export interface SessionSettings {
   namespace: string
   workBase: string
+  /** `session.work_dir_roots` (conversation.ts). */
+  workDirRoots?: readonly string[] | undefined
   maxQueue: number
   /** Milliseconds; 0 means no limit. */
   turnTimeoutMs: number
@@ -99,7 +101,7 @@ export class Session {
     this.#deps = deps
     if (deps.initialStats) this.#stats = deps.initialStats
     this.#cliSessionId = cliSessionId(deps.settings.namespace, id)
-    this.#conversation = new Conversation({ sessionId: id, cliSessionId: this.#cliSessionId, markers: deps.markers, workBase: deps.settings.workBase, recordedEngine: deps.recordedEngine, log: deps.log })
+    this.#conversation = new Conversation({ sessionId: id, cliSessionId: this.#cliSessionId, markers: deps.markers, workBase: deps.settings.workBase, workDirRoots: deps.settings.workDirRoots, recordedEngine: deps.recordedEngine, log: deps.log })
     // A session claimed for a stop or stats alone is handed back when idle, too.
     this.#armIdleTimer()
   }
@@ -239,7 +241,7 @@ export class Session {
     const { settings } = this.#deps
     const workDir = this.#conversation.workDir!
     // The agent can swap its sandbox for a symlink between turns: check it again before a CLI starts in it.
-    await verifySandbox(settings.workBase, workDir)
+    await verifySandbox(await this.#conversation.sandboxBase(), workDir)
     const resume = this.#conversation.stored
     const slot = settings.engines.get(this.#conversation.engine)
     const running = await CliProcess.start(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { workDirProblem } from '../../contract/work-dir.ts'
+import { workDirProblem, workDirRoot } from '../../contract/work-dir.ts'
 
 const OUTSIDE = 'it lies outside the sandbox base'
 
@@ -29,5 +29,25 @@ describe('work_dir - the one rule, judged from the path alone', () => {
     { workDir: '/x\0', base: undefined, problem: 'it contains a NUL byte' },
   ])('$workDir under $base → $problem', ({ workDir, base, problem }) => {
     expect(workDirProblem(workDir, base)).toBe(problem)
+  })
+})
+
+describe('work_dir - the operator\'s roots for absolute paths', () => {
+  const roots = ['/tmp', '/srv/projects/']
+  it.each([
+    { workDir: '/tmp/demo', root: '/tmp' },
+    { workDir: '/tmp', root: '/tmp' },
+    { workDir: '/srv/projects/a/b', root: '/srv/projects/' },
+    { workDir: '/tmp/../etc', root: undefined },
+    { workDir: '/tmpx/demo', root: undefined },
+    { workDir: '/etc', root: undefined },
+    { workDir: 'tmp/demo', root: undefined },
+    { workDir: '/tmp/x\0', root: undefined },
+  ])('$workDir → $root', ({ workDir, root }) => {
+    expect(workDirRoot(workDir, roots)).toBe(root)
+  })
+
+  it('no roots: no absolute path is taken as it is', () => {
+    expect(workDirRoot('/tmp/demo', [])).toBeUndefined()
   })
 })
