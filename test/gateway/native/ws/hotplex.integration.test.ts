@@ -1,3 +1,6 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../../fixtures/stack.ts'
@@ -13,7 +16,9 @@ type Msg = Record<string, any> // eslint-disable-line @typescript-eslint/no-expl
 
 class HotplexSocket {
   readonly messages: Msg[] = []
-  private constructor(readonly socket: WebSocket) {
+  readonly socket: WebSocket
+  private constructor(socket: WebSocket) {
+    this.socket = socket
     socket.on('message', (data) => this.messages.push(JSON.parse(data.toString()) as Msg))
   }
 
@@ -43,6 +48,8 @@ class HotplexSocket {
 
 describe('hotplex dialect', () => {
   let stack: Stack
+  /** client.js sends `work_dir: process.cwd()`: an absolute path, allowed here by `session.work_dir_roots`. */
+  let root: string
   const sockets: HotplexSocket[] = []
   const open = async (query = '?dialect=hotplex') => {
     const client = await HotplexSocket.open(stack.wsUrl + query)
@@ -51,16 +58,18 @@ describe('hotplex dialect', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack()
+    root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'ar-hotplex-')))
+    stack = await startStack({ session: { work_dir_roots: [root] } })
   })
   afterAll(async () => {
     for (const client of sockets) client.socket.close()
     await stack.close()
+    await rm(root, { recursive: true, force: true })
   })
 
   it('client.js - answer text from data.event_data, stats from data.stats on completed, system_prompt taken', async () => {
     const client = await open()
-    client.send({ type: 'execute', session_id: 'quick-start-demo', system_prompt: 'Respond only in Haiku format.', prompt: 'Tell me about HotPlex.', work_dir: 'demo' })
+    client.send({ type: 'execute', session_id: 'quick-start-demo', system_prompt: 'Respond only in Haiku format.', prompt: 'Tell me about HotPlex.', work_dir: root })
     const completed = await client.next((msg) => msg.event === 'completed')
     const answer = client.of('quick-start-demo').filter((msg) => msg.event === 'answer').map((msg) => msg.data.event_data).join('')
     expect(answer).toBe('Echo: Tell me about HotPlex.')
@@ -72,7 +81,7 @@ describe('hotplex dialect', () => {
     expect(client.messages.some((msg) => msg.type === 'server.connected')).toBe(false)
     expect(client.messages.some((msg) => String(msg.event).endsWith('_delta'))).toBe(false)
     // system_prompt is the session's instructions: a changed one reaches the agent with the turn.
-    client.send({ type: 'execute', session_id: 'quick-start-demo', system_prompt: 'Answer in prose.', prompt: 'again' })
+    client.send({ type: 'execute', session_id: 'quick-start-demo', system_prompt: 'Answer in prose.', prompt: 'again', work_dir: root })
     await client.next((msg) => msg.event === 'completed' && msg !== completed)
     const answers = client.of('quick-start-demo').filter((msg) => msg.event === 'answer')
     expect(answers.at(-1)!.data.event_data).toContain('<instructions>\nAnswer in prose.\n</instructions>')
