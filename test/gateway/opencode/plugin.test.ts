@@ -49,7 +49,7 @@ describe('opencode plugin - streams and hooks', () => {
     await global.next((d) => d.payload?.type === 'server.heartbeat')
     expect(bare.data[0]).toMatchObject({ type: 'server.connected', properties: {} })
     expect(bare.data[1]).toEqual({ id: expect.stringMatching(/^evt_/), type: 'server.heartbeat', properties: {} })
-    expect(global.data[0]).toEqual({ payload: { id: expect.stringMatching(/^evt_/), type: 'server.connected', properties: {} } })
+    expect(global.data[0]).toEqual({ directory: '/', payload: { id: expect.stringMatching(/^evt_/), type: 'server.connected', properties: {} } })
   })
 
   it('close - shutting the server down ends the open streams instead of waiting on them', async () => {

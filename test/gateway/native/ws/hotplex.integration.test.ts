@@ -12,7 +12,7 @@ import { until } from '../../../fixtures/until.ts'
  * _examples/node_claude_websocket/client.js and enterprise_client.js, sdks/typescript and
  * sdks/python).
  */
-type Msg = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any -- the clients read untyped JSON
+type Msg = Record<string, any> // the clients read untyped JSON
 
 class HotplexSocket {
   readonly messages: Msg[] = []
