@@ -78,6 +78,11 @@ export function toHotplex(event: ServiceEvent): HotplexFrame | undefined {
     case 'stopped':
       return frame({ session_id: event.session_id, ...(event.data !== undefined && { reason: event.data }) })
     case 'error':
+      // One denied tool call does not end the turn; HotPlex's clients take every `error` for the end, so it is HotPlex's `permission_denied`.
+      if (event.tool !== undefined) {
+        const meta: HotplexMeta = { tool_name: event.tool.name, ...(event.tool.id !== undefined && { tool_id: event.tool.id }), status: 'error' }
+        return { ...frame({ event_type: 'permission_denied', event_data: event.error.message, meta }, meta), event: 'permission_denied', type: 'permission_denied', error: event.error }
+      }
       return { ...frame({ message: event.error.message, code: event.error.code }), error: event.error }
     default:
       // Steering and the rest: HotPlex's generic shape, so a client reading `data.event_data` finds the text.

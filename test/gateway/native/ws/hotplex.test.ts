@@ -43,6 +43,11 @@ describe('hotplex - toHotplex', () => {
     expect(toHotplex({ event: 'error', data: 'x', error: { code: 'BAD_REQUEST', message: 'x' } })!.error).toEqual({ code: 'BAD_REQUEST', message: 'x' })
   })
 
+  it('error - one denied tool call is permission_denied, not an error the client would take for the turn\'s end', () => {
+    const frame = toHotplex({ event: 'error', data: 'blocked', error: { code: 'WAF_BLOCKED', message: 'blocked' }, tool: { id: 't1', name: 'Bash', input: {} } })!
+    expect(frame).toMatchObject({ event: 'permission_denied', type: 'permission_denied', data: { event_type: 'permission_denied', event_data: 'blocked', meta: { tool_name: 'Bash', tool_id: 't1', status: 'error' } }, error: { code: 'WAF_BLOCKED' } })
+  })
+
   it.each(['answer_delta', 'thinking_delta'] as const)('%s - not sent', (name) => {
     expect(toHotplex({ event: name, data: 'x' })).toBeUndefined()
   })
