@@ -92,24 +92,16 @@ export function toHotplex(event: ServiceEvent): HotplexFrame | undefined {
 
 /** HotPlex's `session_stats`: one turn's counters under HotPlex's names. */
 export function turnSummary(sessionId: string | undefined, stats: Stats, toolsUsed: readonly string[], isError: boolean): Record<string, unknown> {
-  return {
-    session_id: sessionId ?? '',
-    total_duration_ms: stats.duration_ms,
-    input_tokens: stats.input_tokens,
-    output_tokens: stats.output_tokens,
-    cache_write_tokens: stats.cache_creation_input_tokens,
-    cache_read_tokens: stats.cache_read_input_tokens,
-    total_tokens: totalTokens(stats),
-    tool_call_count: stats.tool_calls,
-    tools_used: [...toolsUsed],
-    total_cost_usd: stats.total_cost_usd,
-    model_used: stats.model ?? '',
-    is_error: isError,
-  }
+  return { ...counters(sessionId, stats), tools_used: [...toolsUsed], is_error: isError }
 }
 
 /** HotPlex's session stats (`completed.data.stats`, the `stats` reply): the session's counters under its names. */
 export function sessionSummary(sessionId: string | undefined, stats: Stats): Record<string, unknown> {
+  return { ...counters(sessionId, stats), turns: stats.turns, errors: stats.errors }
+}
+
+/** Our counters under HotPlex's names. */
+function counters(sessionId: string | undefined, stats: Stats): Record<string, unknown> {
   return {
     session_id: sessionId ?? '',
     total_duration_ms: stats.duration_ms,
@@ -121,8 +113,6 @@ export function sessionSummary(sessionId: string | undefined, stats: Stats): Rec
     tool_call_count: stats.tool_calls,
     total_cost_usd: stats.total_cost_usd,
     model_used: stats.model ?? '',
-    turns: stats.turns,
-    errors: stats.errors,
   }
 }
 
