@@ -155,6 +155,8 @@ export function fromHotplexFrame(raw: unknown): unknown {
     if (out.work_dir === undefined && workDir !== undefined && workDir !== '') out.work_dir = workDir
     if (out.instructions === undefined && taskInstructions !== undefined && taskInstructions !== '') out.instructions = taskInstructions
   } else if (config !== undefined) out.config = config
+  // HotPlex gives an execute with an empty session_id a new session, as an absent one gets here.
+  if (out.type === 'execute' && out.session_id === '') delete out.session_id
   // HotPlex clients send `system_prompt: null` when they have none.
   if (out.instructions === undefined && systemPrompt !== undefined && systemPrompt !== null && systemPrompt !== '') out.instructions = systemPrompt
   return out

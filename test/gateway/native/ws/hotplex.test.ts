@@ -84,6 +84,8 @@ describe('hotplex - fromHotplexFrame', () => {
     },
     { name: 'a config that is not an object is left for the schema', raw: { type: 'execute', prompt: 'p', config: 3 }, frame: { type: 'execute', prompt: 'p', config: 3 } },
     { name: 'not an object', raw: [1], frame: [1] },
+    { name: 'an execute with an empty session_id gets a new session', raw: { type: 'execute', prompt: 'p', session_id: '' }, frame: { type: 'execute', prompt: 'p' } },
+    { name: 'a stop with an empty session_id is left for the schema to refuse', raw: { type: 'stop', session_id: '' }, frame: { type: 'stop', session_id: '' } },
   ])('$name', ({ raw, frame }) => {
     expect(fromHotplexFrame(raw)).toEqual(frame)
   })
