@@ -5,6 +5,8 @@ import type { EngineOutput, EngineStartOptions } from '../../runner/engine/engin
 import type { ToolCall, ToolGate } from '../../waf/mod.ts'
 import { OpenCodeEngine } from '../../runner/engine/opencode/engine.ts'
 import { killProcessGroup } from '../../runner/process/terminate.ts'
+import { SteeringDesk } from '../../runner/steering/desk.ts'
+import type { EventDraft } from '../../runner/event-draft.ts'
 import { SessionSandbox } from '../../runner/sandbox-exec/mod.ts'
 import { startFakeChat, type FakeChat } from '../fakes/openai-chat.ts'
 import { b64, denyRmRf, engineScratch, RM_RF_DENIED, taggedProcesses } from '../fixtures/engine-run.ts'
@@ -178,5 +180,24 @@ describe.each([{ sandboxed: false }, { sandboxed: true }])('opencode engine - re
     expect(api.saw('no decision within 1 s')).toBe(true)
     mute.run.process.endInput()
     await mute.run.process.exited
+  })
+
+  it('approval: ask - a stop while a person is asked withdraws the ask (turn_ended); the command never runs, no process is left', async () => {
+    const events: EventDraft[] = []
+    const desk = new SteeringDesk({ policy: { mode: 'ask', timeoutMs: 60_000, allow: [], deny: [] }, emit: (draft) => events.push(draft) })
+    const { run, cwd, tag } = await start('ask-stop', { approver: desk })
+    const canary = path.join(cwd, 'CANARY')
+    const result = run.next((o) => o.kind === 'result')
+    run.process.send(`run: touch ${canary}`)
+    await expect.poll(() => desk.pending().permissions.length, { timeout: 60_000 }).toBe(1)
+    expect(desk.pending().permissions[0]).toMatchObject({ tool: { name: 'Bash', input: { command: `touch ${canary}` } } })
+    run.process.interrupt()
+    expect(await result).toMatchObject({ kind: 'result', result: { isError: true } })
+    await expect.poll(() => events.find((e) => e.event === 'permission_resolved')).toMatchObject({ decision: 'deny', source: 'turn_ended' })
+    run.process.endInput()
+    await run.process.exited
+    expect(existsSync(canary)).toBe(false)
+    expect(await processesUnder(cwd)).toEqual([])
+    expect(await taggedProcesses(tag)).toEqual([])
   })
 })

@@ -33,7 +33,11 @@ const STDERR_TAIL = 10
  * CLI loads gate-plugin.mjs, which asks the runner about each tool call over
  * a socket on fd 3 (the tool gate decides; the call is reported as tool_use
  * before it runs); the prompt is written to the CLI's stdin only once the
- * plugin said it is loaded, so no turn runs ungated.
+ * plugin said it is loaded, so no turn runs ungated. With an approver
+ * (approval: ask) the same check waits for a person's answer about the calls
+ * asks.ts names: `opencode run` rejects its own permission asks itself, so
+ * they cannot be answered. OpenCode's questions are not put to a person yet
+ * (`opencode run` answers none itself; see the README's engine table).
  */
 export class OpenCodeEngine extends CliEngine<OpenCodeEngineConfig> {
   constructor(config: OpenCodeEngineConfig) {
@@ -93,6 +97,7 @@ export class OpenCodeEngine extends CliEngine<OpenCodeEngineConfig> {
     const socket = child.stdio[GATE_FD] as Duplex
     const channel = new GateChannel({
       gate: options.toolGate,
+      approver: options.approver,
       socket,
       cwd: options.cwd,
       onCall: (call) => {

@@ -5,9 +5,11 @@
  * descriptor named by AGENT_RUNTIME_GATE_FD (a socket the runner passed in;
  * one JSON object a line, protocol in gate-channel.ts). It says `ready` once
  * loaded (the runner sends the prompt only then), asks `check` in
- * `tool.execute.before`, and throws the runner's reason on anything but an
- * allow: OpenCode then marks the tool call failed with that reason, which is
- * what the model reads. A closed or broken channel denies every call.
+ * `tool.execute.before` (holding the call as long as the runner takes: with
+ * approval: ask, a person answers; OpenCode puts no time limit on the hook),
+ * and throws the runner's reason on anything but an allow: OpenCode then
+ * marks the tool call failed with that reason, which is what the model reads.
+ * A closed or broken channel denies every call.
  */
 import fs from 'node:fs'
 

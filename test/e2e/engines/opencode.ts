@@ -37,6 +37,10 @@ export function opencodeEnv(baseUrl: string, home: string): Record<string, strin
  */
 export const opencodeRow: EngineRow = {
   name: 'opencode',
+  // Asked from the gate plugin's tool.execute.before (`opencode run` rejects its own permission asks itself); a deny's
+  // message is the tool's error the model reads. No questions: `opencode run` answers none of its question tool's asks,
+  // and the engine does not put them to a person yet.
+  steering: { questions: false, denyMessage: true },
   shows: { thinking: true, toolOutput: true, cost: false },
   async setup() {
     const api = await startFakeChat()
