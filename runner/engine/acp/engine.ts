@@ -5,7 +5,7 @@ import { readLines } from '../cli-lines.ts'
 import type { EngineExit, EngineHandlers, EngineProcess, EngineStartOptions } from '../engine.ts'
 import { startInstructions, TurnPrompts } from '../prompt.ts'
 import { SessionUpdateMapper } from './map.ts'
-import { decidePermission } from './permission.ts'
+import { decidePermission, isRejection } from './permission.ts'
 import { methodNotFound, RpcError, RpcPeer } from './rpc.ts'
 import { costOf, turnResult, type TurnEnd } from './turn.ts'
 
@@ -32,7 +32,9 @@ type Obj = Record<string, unknown>
  * one JSON object a line), started once per session: `initialize`, then
  * `session/new` (or `session/load` of the agent's own session id to resume),
  * one `session/prompt` per turn, `session/cancel` to stop one. The agent's
- * `session/request_permission` goes through the tool gate (the WAF).
+ * `session/request_permission` goes through the tool gate (the WAF), then,
+ * with engine.approval: ask, to a person (permission.ts). ACP has no request
+ * by which an agent asks the person a question: only tool calls are steered.
  */
 export class AcpEngine extends CliEngine<AcpEngineConfig> {
   constructor(config: AcpEngineConfig) {
@@ -56,7 +58,7 @@ export class AcpEngine extends CliEngine<AcpEngineConfig> {
     let sessionId: string | undefined
     /** Updates of a `session/load` replay the stored conversation: not news. */
     let loading = false
-    let turn: { startedAt: number; cancelled: boolean; text: string } | undefined
+    let turn: { startedAt: number; cancelled: boolean; rejected?: boolean; text: string } | undefined
     let cumulativeCostUsd = 0
     /** Permission requests waiting for the gate; a cancel answers them `cancelled`. */
     const asking = new Set<(outcome: { outcome: 'cancelled' }) => void>()
@@ -74,14 +76,18 @@ export class AcpEngine extends CliEngine<AcpEngineConfig> {
           if (method !== 'session/request_permission') throw methodNotFound(method)
           const { outputs, call } = mapper.permissionAsked(isObj(params) ? params.toolCall : undefined)
           emit(outputs)
-          return decidePermission({
+          const asked = turn
+          const answer = await decidePermission({
             params,
             call,
             cwd: options.cwd,
             gate: options.toolGate,
+            approver: options.approver,
             waitCancel: (answer) => asking.add(answer),
             done: (answer) => asking.delete(answer),
           })
+          if (asked && isRejection(params, answer.outcome)) asked.rejected = true
+          return answer
         },
         onNoise(text) {
           handlers.onOutput({ kind: 'noise', line: text })
@@ -92,7 +98,7 @@ export class AcpEngine extends CliEngine<AcpEngineConfig> {
     const endTurn = (end: TurnEnd) => {
       if (!turn) return
       emit(mapper.flush())
-      const result = turnResult({ end, cancelled: turn.cancelled, durationMs: Date.now() - turn.startedAt, text: turn.text, cumulativeCostUsd })
+      const result = turnResult({ end, cancelled: turn.cancelled, rejected: turn.rejected === true, durationMs: Date.now() - turn.startedAt, text: turn.text, cumulativeCostUsd })
       turn = undefined
       handlers.onOutput({ kind: 'result', result })
     }

@@ -31,6 +31,8 @@ export interface AcpToolCall {
   input: Obj
   /** The shell command, when the call runs one. */
   command?: string
+  /** ACP's kind of the call (`edit`, `read`, `execute`, …), when the agent said. */
+  kind?: string
 }
 
 /** Turns one agent process's session updates into outputs. */
@@ -131,6 +133,39 @@ export function wafToolCall(call: AcpToolCall, cwd: string): ToolCall {
   return { toolName: call.name, input: call.input, toolUseId: call.id, cwd }
 }
 
+/** Gemini CLI's tools as Claude Code names them, so approval rules such as `Edit(src/**)` read every agent alike. */
+const CLAUDE_NAMES: Record<string, string> = {
+  run_shell_command: 'Bash',
+  shell: 'Bash',
+  exec_command: 'Bash',
+  write_file: 'Write',
+  replace: 'Edit',
+  read_file: 'Read',
+  read_many_files: 'Read',
+  list_directory: 'LS',
+  glob: 'Glob',
+  search_file_content: 'Grep',
+  web_fetch: 'WebFetch',
+  google_web_search: 'WebSearch',
+}
+/** codex-acp names a call by its title: its ACP kind tells the tool. */
+const KIND_NAMES: Record<string, string> = { edit: 'Edit', read: 'Read', search: 'Grep', fetch: 'WebFetch' }
+const CLAUDE_TOOLS = new Set(['Bash', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'Task', 'Agent', 'BashOutput', 'KillShell'])
+
+/**
+ * The ToolCall a person's approval rules read (`Bash(git status*)`,
+ * `Edit(src/**)`): Claude Code's tool names and inputs, whichever agent asks
+ * (a shell call is `Bash {command}`, a file tool has `file_path`).
+ */
+export function approvalToolCall(call: AcpToolCall, cwd: string): ToolCall {
+  const base = { toolUseId: call.id, cwd }
+  if (call.command !== undefined) return { ...base, toolName: 'Bash', input: { command: call.command } }
+  const byKind = call.kind !== undefined && !CLAUDE_TOOLS.has(call.name) ? KIND_NAMES[call.kind] : undefined
+  const toolName = CLAUDE_NAMES[call.name] ?? byKind ?? call.name
+  const path = call.input.file_path ?? call.input.absolute_path ?? call.input.path
+  return { ...base, toolName, input: typeof path === 'string' ? { ...call.input, file_path: path } : call.input }
+}
+
 /** Name and input of an ACP tool call (a `tool_call`, a `tool_call_update` or a permission request's `toolCall`). */
 export function describeToolCall(toolCall: Obj, knownName?: string): AcpToolCall | undefined {
   const id = typeof toolCall.toolCallId === 'string' ? toolCall.toolCallId : undefined
@@ -139,12 +174,13 @@ export function describeToolCall(toolCall: Obj, knownName?: string): AcpToolCall
   const title = typeof toolCall.title === 'string' ? toolCall.title : ''
   const named = agentToolName(toolCall, id) ?? knownName
   const command = shellCommand(raw, toolCall.kind, title, named)
+  const kind = typeof toolCall.kind === 'string' ? { kind: toolCall.kind } : {}
   if (command !== undefined) return { id, name: named ?? 'shell', input: { command }, command }
-  if (Object.keys(raw).length > 0) return { id, name: named ?? (title || 'tool'), input: raw }
+  if (Object.keys(raw).length > 0) return { id, name: named ?? (title || 'tool'), input: raw, ...kind }
   const input: Obj = { title }
   const path = firstLocation(toolCall.locations)
   if (path !== undefined) input.path = path
-  return { id, name: named ?? (title || 'tool'), input }
+  return { id, name: named ?? (title || 'tool'), input, ...kind }
 }
 
 /** claude-code-acp names its tool in `_meta.claudeCode.toolName`; Gemini's call ids are `<tool>__<call id>`. */

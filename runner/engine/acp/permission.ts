@@ -1,14 +1,20 @@
 /**
  * The answer to an agent's `session/request_permission`: the tool gate (the
- * WAF) decides, fail-closed. Allow → the option of kind `allow_once` (never
- * an "always" option: every later call must ask again); deny, a throw, a
- * rejected promise or no decision within the gate's timeout → the option of
- * kind `reject_once` (or `reject_always`); a cancelled turn → `cancelled`.
- * ACP's answer carries no reason: the agent tells the model only that the
- * call was rejected; the reason reaches the client through the WAF's report.
+ * WAF) decides first, fail-closed; with an approver (engine.approval: ask) a
+ * call the WAF allowed then goes to a person. Allow → the option of kind
+ * `allow_once`, also when the person chose "allow always": an agent's own
+ * "always" would run later calls without asking, past the WAF, so the
+ * session's steering desk remembers the rule instead and answers those calls
+ * itself. Deny, a throw, a rejected promise or no decision within the gate's
+ * timeout → the option of kind `reject_once` (or `reject_always`); a
+ * cancelled turn → `cancelled` (and the person's ask is withdrawn). ACP's
+ * answer carries no reason: the agent tells the model only that the call was
+ * rejected; the reason reaches the client through the WAF's report or the
+ * `permission_resolved` event.
  */
 import type { ToolDecision, ToolGate } from '../../../waf/mod.ts'
-import { type AcpToolCall, wafToolCall } from './map.ts'
+import type { Approver } from '../approver.ts'
+import { type AcpToolCall, approvalToolCall, wafToolCall } from './map.ts'
 
 type Obj = Record<string, unknown>
 type Outcome = { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string }
@@ -21,6 +27,8 @@ export interface PermissionRequest {
   cwd: string
   /** None: the agent's own rules decide, and what it asks is allowed once. */
   gate: ToolGate | undefined
+  /** Asks a person about what the gate allowed; none: the gate's decision stands. */
+  approver?: Approver | undefined
   /** Registers the answer a cancel of the turn gives; `done` unregisters it. */
   waitCancel(answer: (outcome: { outcome: 'cancelled' }) => void): void
   done(answer: (outcome: { outcome: 'cancelled' }) => void): void
@@ -34,26 +42,49 @@ export async function decidePermission(request: PermissionRequest): Promise<{ ou
   const rejected: Outcome = reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' }
   if (!allow) return { outcome: rejected }
   const allowed: Outcome = { outcome: 'selected', optionId: allow.optionId }
-  if (!request.gate) return { outcome: allowed }
+  const { gate, approver } = request
+  if (!gate && !approver) return { outcome: allowed }
   if (!request.call) return { outcome: rejected }
 
-  const gate = request.gate
   const call = request.call
+  const withdrawn = new AbortController()
   let settle: (outcome: Outcome) => void = () => {}
   const cancelled = new Promise<Outcome>((resolve) => {
-    settle = resolve
+    settle = (outcome) => {
+      withdrawn.abort()
+      resolve(outcome)
+    }
   })
   request.waitCancel(settle)
+  try {
+    const decided = (async (): Promise<Outcome> => {
+      if (gate && (await checkInTime(gate, wafToolCall(call, request.cwd))).decision !== 'allow') return rejected
+      if (!approver || withdrawn.signal.aborted) return allowed
+      const answer = await approver.permission({ call: approvalToolCall(call, request.cwd) }, withdrawn.signal).catch(() => ({ behavior: 'deny' as const }))
+      return answer.behavior === 'allow' ? allowed : rejected
+    })()
+    return { outcome: await Promise.race([decided, cancelled]) }
+  } finally {
+    request.done(settle)
+  }
+}
+
+/** Whether an answer rejected the call (an option of kind `reject_*`). */
+export function isRejection(params: unknown, outcome: Outcome): boolean {
+  if (outcome.outcome !== 'selected') return false
+  return optionsOf(params).some((o) => o.optionId === outcome.optionId && o.kind.startsWith('reject'))
+}
+
+/** The gate's decision, a deny when none comes within its timeout. */
+async function checkInTime(gate: ToolGate, call: Parameters<ToolGate['check']>[0]): Promise<ToolDecision> {
   let timer: NodeJS.Timeout | undefined
   const timedOut = new Promise<ToolDecision>((resolve) => {
     timer = setTimeout(() => resolve({ decision: 'deny', reason: 'no decision in time' }), gate.timeoutSeconds * 1000)
   })
   try {
-    const decided = Promise.race([check(gate, wafToolCall(call, request.cwd)), timedOut]).then((d): Outcome => (d.decision === 'allow' ? allowed : rejected))
-    return { outcome: await Promise.race([decided, cancelled]) }
+    return await Promise.race([check(gate, call), timedOut])
   } finally {
     clearTimeout(timer)
-    request.done(settle)
   }
 }
 

@@ -19,6 +19,8 @@ export interface TurnFacts {
   end: TurnEnd
   /** Whether the runner cancelled the turn (`session/cancel`). */
   cancelled: boolean
+  /** Whether the runner rejected a tool call of the turn (the WAF or a person). */
+  rejected?: boolean
   durationMs: number
   /** The answer's text, as the mapper saw it. */
   text: string
@@ -50,6 +52,8 @@ export function turnResult(facts: TurnFacts): TurnResult {
   const result = { ...base, ...tokensOf(response) }
   const stop = response.stopReason
   if (stop === 'end_turn' && !facts.cancelled) return result
+  // codex-acp's one reject option is `abort`, which ends the turn `cancelled`: it ended as the runner answered, it did not fail.
+  if (stop === 'cancelled' && !facts.cancelled && facts.rejected === true) return result
   if (stop === 'max_turn_requests' || stop === 'max_tokens') return { ...result, isError: true, subtype: 'error_max_turns', errors: [`the agent stopped: ${stop}`] }
   const why = stop === 'cancelled' || facts.cancelled ? 'the turn was cancelled' : `the agent stopped: ${String(stop)}`
   return { ...result, isError: true, subtype: 'error_during_execution', errors: [why] }

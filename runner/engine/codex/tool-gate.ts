@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises'
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import type { ToolCall, ToolDecision, ToolGate } from '../../../waf/mod.ts'
+import type { Approver } from '../approver.ts'
 import { hookToolCall } from './map.ts'
 
 /** The hook program Codex runs before every tool call (runner/engine/codex/gate-client.mjs). */
@@ -9,27 +10,41 @@ export const GATE_CLIENT = new URL('./gate-client.mjs', import.meta.url).pathnam
 /** Longest request a hook may send (a tool call's input; a big file write stays far below). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
+/** What the hook asks: the tool gate (the WAF) first, then, with engine.approval: ask, a person. At least one. */
+export interface HookDeciders {
+  gate?: ToolGate | undefined
+  approver?: Approver | undefined
+}
+
 /**
  * The runner's side of Codex's PreToolUse hook: a Unix socket where each
  * connection is one tool call (the hook's stdin, as Codex wrote it), answered
- * with the gate's decision. Fail-closed: a throw, a rejection, a request that
- * cannot be read, or a call the runner does not understand is a deny.
+ * with the gate's decision and then the person's. Fail-closed: a throw, a
+ * rejection, a request that cannot be read, or a call the runner does not
+ * understand is a deny. Closing the gate (the CLI exited) withdraws the asks
+ * still waiting for a person and drops their connections.
  */
 export class CodexToolGate {
   readonly #server: Server
+  readonly #open: Set<{ socket: Socket; withdrawn: AbortController }>
   readonly socketPath: string
 
-  private constructor(server: Server, socketPath: string) {
+  private constructor(server: Server, open: Set<{ socket: Socket; withdrawn: AbortController }>, socketPath: string) {
     this.#server = server
+    this.#open = open
     this.socketPath = socketPath
   }
 
-  static async listen(socketPath: string, gate: ToolGate): Promise<CodexToolGate> {
+  static async listen(socketPath: string, deciders: HookDeciders): Promise<CodexToolGate> {
     await rm(socketPath, { force: true })
+    const open = new Set<{ socket: Socket; withdrawn: AbortController }>()
     // Half-open: the hook ends its side after the request and reads the answer after that.
     const server = createServer({ allowHalfOpen: true }, (socket) => {
       const chunks: Buffer[] = []
       let size = 0
+      const connection = { socket, withdrawn: new AbortController() }
+      open.add(connection)
+      socket.on('close', () => open.delete(connection))
       socket.on('error', () => socket.destroy())
       socket.on('data', (chunk: Buffer) => {
         size += chunk.length
@@ -38,7 +53,7 @@ export class CodexToolGate {
       })
       socket.on('end', () => {
         if (size > MAX_REQUEST_BYTES) return
-        void decide(gate, Buffer.concat(chunks).toString('utf8')).then(({ decision }) => {
+        void decide(deciders, Buffer.concat(chunks).toString('utf8'), connection.withdrawn.signal).then(({ decision }) => {
           if (!socket.destroyed) socket.end(JSON.stringify(decision))
         })
       })
@@ -47,10 +62,14 @@ export class CodexToolGate {
       server.once('error', reject)
       server.listen(socketPath, () => resolve())
     })
-    return new CodexToolGate(server, socketPath)
+    return new CodexToolGate(server, open, socketPath)
   }
 
   async close(): Promise<void> {
+    for (const { socket, withdrawn } of this.#open) {
+      withdrawn.abort()
+      socket.destroy()
+    }
     await new Promise<void>((resolve) => this.#server.close(() => resolve()))
     await rm(this.socketPath, { force: true })
   }
@@ -60,8 +79,12 @@ function deny(why: string): ToolDecision {
   return { decision: 'deny', reason: `The runtime did not run this tool call: ${why}.` }
 }
 
-/** The gate's decision about one hook request; anything but a clear allow is a deny. */
-export async function decide(gate: ToolGate, request: string): Promise<{ call?: ToolCall; decision: ToolDecision }> {
+/**
+ * The decision about one hook request: the gate's, and a person's about what
+ * it allowed (a WAF deny is never asked); anything but a clear allow is a
+ * deny, and a person's deny carries their message to the model.
+ */
+export async function decide(deciders: HookDeciders, request: string, signal?: AbortSignal): Promise<{ call?: ToolCall; decision: ToolDecision }> {
   let parsed: unknown
   try {
     parsed = JSON.parse(request)
@@ -70,11 +93,21 @@ export async function decide(gate: ToolGate, request: string): Promise<{ call?: 
   }
   const call = hookToolCall(parsed)
   if (!call) return { decision: deny('the hook named no tool call the runtime knows') }
+  const { gate, approver } = deciders
+  if (gate) {
+    try {
+      const decision = await withTimeout(Promise.resolve(gate.check(call)), gate.timeoutSeconds * 1000)
+      if (decision.decision !== 'allow') return { call, decision }
+    } catch (err) {
+      return { call, decision: deny(`the check failed (${(err as Error).message})`) }
+    }
+  }
+  if (!approver) return { call, decision: { decision: 'allow' } }
   try {
-    const decision = await withTimeout(Promise.resolve(gate.check(call)), gate.timeoutSeconds * 1000)
-    return { call, decision: decision.decision === 'allow' ? { decision: 'allow' } : decision }
+    const answer = await approver.permission({ call }, signal)
+    return { call, decision: answer.behavior === 'allow' ? { decision: 'allow' } : { decision: 'deny', reason: answer.message } }
   } catch (err) {
-    return { call, decision: deny(`the check failed (${(err as Error).message})`) }
+    return { call, decision: deny(`the request could not be put to a person (${(err as Error).message})`) }
   }
 }
 

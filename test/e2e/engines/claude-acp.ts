@@ -36,6 +36,8 @@ export const claudeAcpRow: EngineRow = {
   // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
   // claude-code-acp 0.16.2 reports no usage; ACP's permission answer has no reason field.
   shows: { thinking: true, toolOutput: true, cost: false, denyReason: false, tokens: false },
+  // ACP has no request for a question to the person; its permission answer carries no reason, so a deny's message reaches the client, not the model.
+  steering: { questions: false, denyMessage: false },
   async setup() {
     const api = await startFakeAnthropic()
     const env = claudeEnv({ baseUrl: api.url })

@@ -65,6 +65,8 @@ export const codexAcpRow: EngineRow = {
   // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
   // codex-acp 0.16.0 sends only usage_update {used, size} (the context), no turn tokens.
   shows: { thinking: true, toolOutput: true, cost: false, denyReason: false, tokens: false },
+  // ACP has no request for a question to the person; its permission answer carries no reason, so a deny's message reaches the client, not the model.
+  steering: { questions: false, denyMessage: false },
   async setup() {
     const api = await startFakeResponses()
     const home = codexAcpHome(api.url)

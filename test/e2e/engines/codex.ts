@@ -32,6 +32,9 @@ export function fakeProviderArgs(baseUrl: string): string[] {
 export const codexRow: EngineRow = {
   name: 'codex',
   shows: { thinking: true, toolOutput: true, cost: false },
+  // The person is asked from the PreToolUse hook (runner/engine/codex/tool-gate.ts), whose block reason reaches
+  // the model; the app-server has no request by which the agent asks the person a question.
+  steering: { questions: false, denyMessage: true },
   async setup() {
     const api = await startFakeResponses()
     const home = await mkdtemp(path.join(os.tmpdir(), 'codex-home-'))

@@ -49,6 +49,8 @@ export const geminiRow: EngineRow = {
   // ACP's answer to a permission request carries no reason: the model reads only that the call was rejected.
   // Gemini CLI 0.61.0's session/load rewrites the stored session before it reads it: nothing to resume.
   shows: { thinking: true, toolOutput: false, cost: false, denyReason: false, resumes: false },
+  // ACP has no request for a question to the person; its permission answer carries no reason, so a deny's message reaches the client, not the model.
+  steering: { questions: false, denyMessage: false },
   async setup() {
     const api = await startFakeGemini()
     const home = geminiHome()

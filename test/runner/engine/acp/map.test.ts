@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { EngineOutput } from '../../../../runner/engine/engine.ts'
-import { describeToolCall, SessionUpdateMapper } from '../../../../runner/engine/acp/map.ts'
+import { type AcpToolCall, approvalToolCall, describeToolCall, SessionUpdateMapper } from '../../../../runner/engine/acp/map.ts'
 
 /** The agent's side of a recorded ACP exchange (test/fakes/recordings/acp/, copied from ../shared/reference/acp/). */
 function agentMessages(file: string): Record<string, any>[] {
@@ -189,5 +189,19 @@ describe('acp map - shapes', () => {
     { argv: ['ls', '-la'], command: 'ls -la' },
   ])('argv $argv runs $command', ({ argv, command }) => {
     expect(describeToolCall({ toolCallId: 'x', kind: 'execute', rawInput: { command: argv } })?.command).toBe(command)
+  })
+})
+
+describe('acp map - the call a person approves, under Claude Code’s names', () => {
+  it.each([
+    { agent: 'gemini shell', call: { id: 'g1', name: 'run_shell_command', input: { command: 'git status' }, command: 'git status' }, expected: { toolName: 'Bash', input: { command: 'git status' } } },
+    { agent: 'codex-acp shell', call: { id: 'c1', name: 'shell', input: { command: 'ls' }, command: 'ls' }, expected: { toolName: 'Bash', input: { command: 'ls' } } },
+    { agent: 'claude-code-acp Bash', call: { id: 'k1', name: 'Bash', input: { command: 'ls' }, command: 'ls' }, expected: { toolName: 'Bash', input: { command: 'ls' } } },
+    { agent: 'claude-code-acp Edit', call: { id: 'k2', name: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } }, expected: { toolName: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } } },
+    { agent: 'gemini write_file', call: { id: 'g2', name: 'write_file', input: { title: 'Writing to a.ts', path: '/w/a.ts' }, kind: 'edit' }, expected: { toolName: 'Write', input: { title: 'Writing to a.ts', path: '/w/a.ts', file_path: '/w/a.ts' } } },
+    { agent: 'codex-acp edit (named by its title)', call: { id: 'c2', name: 'Edit /w/a.ts', input: { title: 'Edit /w/a.ts', path: '/w/a.ts' }, kind: 'edit' }, expected: { toolName: 'Edit', input: { title: 'Edit /w/a.ts', path: '/w/a.ts', file_path: '/w/a.ts' } } },
+    { agent: 'an unknown tool', call: { id: 'u1', name: 'mcp_thing', input: { x: 1 } }, expected: { toolName: 'mcp_thing', input: { x: 1 } } },
+  ])('$agent', ({ call, expected }) => {
+    expect(approvalToolCall(call as AcpToolCall, '/w')).toEqual({ ...expected, toolUseId: call.id, cwd: '/w' })
   })
 })

@@ -31,6 +31,21 @@ describe('acp turn - result', () => {
       expected: { isError: true, subtype: 'error_during_execution' },
     },
     {
+      name: 'ended cancelled by the agent after the runner rejected a tool call (codex-acp aborts on reject): a completed turn',
+      facts: facts({ response: { stopReason: 'cancelled' } }, { rejected: true }),
+      expected: { isError: false, subtype: 'success', text: 'answer' },
+    },
+    {
+      name: 'cancelled by the runner after a rejected tool call: still cancelled',
+      facts: facts({ response: { stopReason: 'cancelled' } }, { cancelled: true, rejected: true }),
+      expected: { isError: true, errors: ['the turn was cancelled'] },
+    },
+    {
+      name: 'ended cancelled by the agent with nothing rejected: an error',
+      facts: facts({ response: { stopReason: 'cancelled' } }),
+      expected: { isError: true, errors: ['the turn was cancelled'] },
+    },
+    {
       name: 'max_turn_requests',
       facts: facts({ response: { stopReason: 'max_turn_requests' } }),
       expected: { isError: true, subtype: 'error_max_turns' },
