@@ -1,7 +1,8 @@
 import { isTurnEnd, type EventOf, type ServiceEvent } from '../../../contract/mod.ts'
 import type { AssistantMessage, MessageWithParts, Part } from '../schemas/message.ts'
-import type { OpencodeEvent, OpencodeEventOf, OpencodeEventType } from '../schemas/event.ts'
+import { emit, type MapResult } from './out.ts'
 import { finishTool, tokensOf, toolInput, toolTitle, turnError, zeroTokens } from './parts.ts'
+import { applySteering, endSteering, isSteeringEvent } from './steering.ts'
 import { makePlan, newTurn, type MapContext, type OpenStream, type SessionView, type TurnEnd, type TurnPlan, type TurnState } from './state.ts'
 
 /**
@@ -22,17 +23,11 @@ import { makePlan, newTurn, type MapContext, type OpenStream, type SessionView, 
  *   error        → assistant message with the error, session.error (an error with `tool` — a
  *                  WAF-denied tool call — is not a turn end and maps to nothing: its tool_result says why)
  *   turn end     → session.status idle + session.idle once no turn is running or expected
+ *   steering     → permission.asked / .replied, question.asked / .replied / .rejected (mapping/steering.ts)
  */
-export interface MapResult {
-  events: OpencodeEvent[]
-  ended: TurnEnd[]
-}
+export type { MapResult } from './out.ts'
 
 type Out = MapResult
-
-function emit<T extends OpencodeEventType>(out: Out, ctx: MapContext, type: T, properties: OpencodeEventOf<T>['properties']): void {
-  out.events.push({ id: ctx.id('evt'), type, properties } as OpencodeEvent)
-}
 
 /** Registers a turn a REST prompt is about to start; the session turns busy at once. */
 export function planTurn(view: SessionView, plan: TurnPlan, ctx: MapContext): MapResult {
@@ -54,6 +49,11 @@ export function dropTurn(view: SessionView, turnId: string, ctx: MapContext): Ma
 /** Applies one native event of the session. */
 export function applyEvent(view: SessionView, event: ServiceEvent, ctx: MapContext): MapResult {
   const out: Out = { events: [], ended: [] }
+  // Steering may come with no turn: its requests are the session's (mapping/steering.ts).
+  if (isSteeringEvent(event)) {
+    applySteering(view, out, ctx, event)
+    return out
+  }
   const turnId = event.turn_id
   if (turnId === undefined) return out
   const at = event.ts ?? ctx.now()
@@ -220,6 +220,7 @@ function endTurn(view: SessionView, out: Out, ctx: MapContext, turnId: string, e
   const turn = view.turns.get(turnId)
   if (!turn) return // a turn this view never saw: nothing of it to close
   view.turns.delete(turnId)
+  endSteering(view, out, ctx, turnId)
   const end = event.event as TurnEnd['end']
   const error = event.event === 'error' ? { code: event.error.code, message: event.error.message } : undefined
   if (!turn.started) {
@@ -292,5 +293,7 @@ function setStatus(view: SessionView, out: Out, ctx: MapContext, status: 'idle' 
 
 /** Idle once no turn runs or waits. */
 function settle(view: SessionView, out: Out, ctx: MapContext): void {
-  if (view.turns.size === 0) setStatus(view, out, ctx, 'idle')
+  if (view.turns.size > 0) return
+  endSteering(view, out, ctx)
+  setStatus(view, out, ctx, 'idle')
 }

@@ -1,5 +1,6 @@
 import type { IdSource } from '../ids.ts'
 import type { AssistantMessage, MessageWithParts, ModelRef, ReasoningPart, TextPart, ToolPart } from '../schemas/message.ts'
+import type { Permission, Question } from '../schemas/steering.ts'
 
 /** What a REST prompt asked for, known before its turn starts. */
 export interface TurnPlan {
@@ -47,6 +48,20 @@ export interface SessionView {
   turns: Map<string, TurnState>
   /** The messages by id, with where each part sits: an event finds its place without a scan. */
   index: Map<string, MessageSlot>
+  /** Permission requests and questions asked and not yet settled, oldest first. */
+  steering: SteeringView
+}
+
+/** A request waiting for a person, in OpenCode's shape, with the turn that asked it. */
+export interface Waiting<T> {
+  info: T
+  turnId: string | undefined
+}
+
+/** A session's open requests by id (the service's `per_…` and `que_…` ids). */
+export interface SteeringView {
+  permissions: Map<string, Waiting<Permission>>
+  questions: Map<string, Waiting<Question>>
 }
 
 /** A message of the view and the position of each of its parts, by part id. */
@@ -73,7 +88,7 @@ export interface TurnEnd {
 }
 
 export function newSessionView(sessionID: string, directory: string): SessionView {
-  return { sessionID, directory, messages: [], status: 'idle', turns: new Map(), index: new Map() }
+  return { sessionID, directory, messages: [], status: 'idle', turns: new Map(), index: new Map(), steering: { permissions: new Map(), questions: new Map() } }
 }
 
 /** A plan with the defaults filled in and fresh message ids unless given. */

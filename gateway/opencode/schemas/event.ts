@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { Message, Part } from './message.ts'
 import { NamedError, SessionInfo, SessionStatus } from './session.ts'
+import { Permission, PermissionReply, Question } from './steering.ts'
 
 /**
  * The OpenCode events this service emits on /event and /global/event, each
@@ -33,6 +34,12 @@ export const OpencodeEvents = {
     field: z.literal('text'),
     delta: z.string(),
   }),
+  // Steering (contract/steering.ts): a request keeps the service's id, the answer names it as requestID.
+  'permission.asked': define('permission.asked', Permission.shape),
+  'permission.replied': define('permission.replied', { sessionID, requestID: z.string(), reply: PermissionReply }),
+  'question.asked': define('question.asked', Question.shape),
+  'question.replied': define('question.replied', { sessionID, requestID: z.string(), answers: z.array(z.array(z.string())) }),
+  'question.rejected': define('question.rejected', { sessionID, requestID: z.string() }),
 }
 
 export type OpencodeEventType = keyof typeof OpencodeEvents

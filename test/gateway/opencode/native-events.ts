@@ -1,4 +1,4 @@
-import { emptyStats, type ServiceEvent, type Stats } from '../../../contract/mod.ts'
+import { emptyStats, type Answers, type PermissionDecision, type PermissionRequest, type QuestionRequest, type ResolutionSource, type ServiceEvent, type Stats } from '../../../contract/mod.ts'
 
 /**
  * Native events as a runner publishes them for one session, for feeding the
@@ -35,5 +35,26 @@ export function nativeTurn(sessionId: string, turnId: string) {
     completed: (over: Partial<Stats> = {}) => stamp({ event: 'completed', stats: turnStats(over), turn_stats: turnStats(over), data: 'done' }),
     stopped: (reason?: string) => stamp({ event: 'stopped', ...(reason !== undefined && { data: reason }) }),
     error: (code: 'ENGINE_ERROR' | 'ENGINE_EXITED' | 'TURN_TIMEOUT', message: string) => stamp({ event: 'error', data: message, error: { code, message } }),
+    /** A permission request for a Bash call (the desk's shape: every option, the CLI's "always" rule). */
+    permission: (id: string, toolId: string | undefined, command: string, over: Partial<PermissionRequest> = {}) => {
+      const permission: PermissionRequest = {
+        id,
+        tool: { ...(toolId !== undefined && { id: toolId }), name: 'Bash', input: { command } },
+        title: `Bash: ${command}`,
+        options: ['allow_once', 'allow_always', 'deny'],
+        always: `Bash(${command} *)`,
+        expires_at: 999_000,
+        ...over,
+      }
+      return stamp({ event: 'permission_request', data: permission.title, permission })
+    },
+    resolved: (id: string, decision: PermissionDecision, source: ResolutionSource = 'client') =>
+      stamp({ event: 'permission_resolved', data: decision, permission_id: id, decision, source, ...(source === 'client' && { by: 'websocket' }) }),
+    question: (id: string, question: string, labels: string[]) => {
+      const request: QuestionRequest = { id, questions: [{ question, header: 'Choice', options: labels.map((label) => ({ label })), multi_select: false }], expires_at: 999_000 }
+      return stamp({ event: 'question', data: question, question: request })
+    },
+    answered: (id: string, answers?: Answers, source: ResolutionSource = 'client') =>
+      stamp({ event: 'question_resolved', data: answers ? 'answered' : 'rejected', question_id: id, source, ...(answers !== undefined && { answers }) }),
   }
 }
