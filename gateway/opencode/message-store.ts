@@ -4,8 +4,11 @@ import { DEFAULT_TENANT } from '../auth/config.ts'
 import type { EventListener } from '../session-hub.ts'
 import { applyEvent, dropTurn, planTurn, type MapResult } from './mapping/apply.ts'
 import { newSessionView, type MapContext, type SessionView, type TurnEnd, type TurnPlan } from './mapping/state.ts'
+import { isSteeringEvent, requestIdOf } from './mapping/steering.ts'
+import type { RequestIndex } from './request-index.ts'
 import type { OpencodeEvent } from './schemas/event.ts'
 import type { MessageWithParts } from './schemas/message.ts'
+import type { Permission, Question } from './schemas/steering.ts'
 
 /** The part of SessionHub the store needs. */
 export interface EventSource {
@@ -18,6 +21,8 @@ export interface MessageStoreDeps {
   /** Receives every OpenCode event the mapping produces, with the session's directory and tenant. */
   publish(event: OpencodeEvent, directory: string, tenant: string): void
   log: Logger
+  /** Learns the session of every steering request seen (the routes that name only the request). */
+  requests?: RequestIndex | undefined
 }
 
 interface Entry {
@@ -51,6 +56,7 @@ export class MessageStore {
       sessionID,
       (event, _json, replayed) => {
         try {
+          if (isSteeringEvent(event)) this.#deps.requests?.remember(requestIdOf(event), sessionID)
           // History builds the view; only what happens now is published again.
           this.#apply(entry, applyEvent(entry.view, event, this.#deps.ctx), !replayed)
         } catch (err) {
@@ -85,6 +91,13 @@ export class MessageStore {
 
   status(sessionID: string): 'idle' | 'busy' {
     return this.#sessions.get(sessionID)?.view.status ?? 'idle'
+  }
+
+  /** The session's permission requests and questions waiting for a person, oldest first; none when it is not followed. */
+  pending(sessionID: string): { permissions: Permission[]; questions: Question[] } {
+    const steering = this.#sessions.get(sessionID)?.view.steering
+    if (!steering) return { permissions: [], questions: [] }
+    return { permissions: [...steering.permissions.values()].map((w) => w.info), questions: [...steering.questions.values()].map((w) => w.info) }
   }
 
   /**

@@ -19,6 +19,10 @@ import { eventRoutes } from './routes/events.ts'
 import { instanceRoutes } from './routes/instance.ts'
 import { promptRoutes } from './routes/prompt.ts'
 import { sessionRoutes } from './routes/session.ts'
+import { steeringRoutes } from './routes/steering.ts'
+import { steeringV2Routes } from './routes/steering-v2.ts'
+import { RequestIndex } from './request-index.ts'
+import { OpencodeSteering } from './steering.ts'
 import { DEFAULT_PROJECT } from './session-info.ts'
 import { engineNames } from './engines.ts'
 import { OpencodeSessions } from './sessions.ts'
@@ -62,11 +66,13 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
   const broadcast = new EventBroadcast()
   const streams = new SseStreams()
   const ctx: MapContext = { id: ids, now, defaults: { agent: DEFAULT_AGENT, model: { providerID: DEFAULT_PROVIDER, modelID: DEFAULT_MODEL } } }
+  const requests = new RequestIndex()
   const store = new MessageStore({
     events: deps.hub,
     ctx,
     publish: (payload, directory, tenant) => broadcast.publish({ directory, project: DEFAULT_PROJECT, payload }, tenant),
     log,
+    requests,
   })
   const sessions = new OpencodeSessions({
     sessionStore: deps.sessionStore ?? new DocumentSessionStore(),
@@ -82,6 +88,7 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
     owners: deps.owners,
   })
   const tenant = deps.tenant ?? (() => DEFAULT_TENANT)
+  const steering = new OpencodeSteering({ sessions, store, runners: deps.runners, requests, log })
   const context: RouteContext = { sessions, broadcast, streams, ids, heartbeatMs, defaultProvider: DEFAULT_PROVIDER, tenant }
 
   // Open event streams would hold the server's close forever.
@@ -98,6 +105,8 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
     sessionRoutes(scope, context)
     promptRoutes(scope, context)
     eventRoutes(scope, context)
+    steeringRoutes(scope, { steering, tenant, workBase: deps.workBase })
+    steeringV2Routes(scope, { steering, tenant, workBase: deps.workBase })
     configRoutes(scope, {
       runners: deps.runners,
       version: SERVICE_VERSION,
