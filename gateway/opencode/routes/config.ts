@@ -25,11 +25,24 @@ export function configRoutes(app: FastifyInstance, deps: ConfigDeps): void {
     }
     return {
       share: 'disabled',
+      permission: 'ask',
       version: deps.version,
       engines: engine ? [engine] : [],
       surfaces: {
         websocket: '/ws/v1/agent',
-        rest: ['/session', '/session/{id}', '/session/{id}/message', '/session/{id}/prompt_async', '/session/{id}/abort', '/session/status'],
+        rest: [
+          '/session',
+          '/session/{id}',
+          '/session/{id}/message',
+          '/session/{id}/prompt_async',
+          '/session/{id}/abort',
+          '/session/status',
+          '/permission',
+          '/permission/{requestID}/reply',
+          '/question',
+          '/question/{requestID}/reply',
+          '/question/{requestID}/reject',
+        ],
         sse: ['/event', '/global/event'],
         chat: '/v1/agent/chat',
       },

@@ -16,6 +16,14 @@ export interface InstanceDeps {
   startedAt: number
 }
 
+/**
+ * The agent's rules as OpenCode states them: every call `ask`, meaning it may be
+ * put to a person. The gateway cannot tell per engine whether it asks (a
+ * runner's `version` answer does not say), so it claims the careful case: an
+ * engine with `approval: auto` never asks, and a client just never sees a request.
+ */
+export const AGENT_PERMISSION: Agent['permission'] = [{ permission: '*', pattern: '*', action: 'ask' }]
+
 /** Context window and output limit reported for the engine's model: Claude's, the engine being Claude Code. */
 const CONTEXT_TOKENS = 200_000
 const OUTPUT_TOKENS = 32_000
@@ -24,8 +32,8 @@ const OUTPUT_TOKENS = 32_000
  * The read-only routes an OpenCode client asks about the server it attaches to
  * (`opencode attach` asks them all before it draws). They describe this
  * service as it is: one provider and model (the engine, whose own model
- * config decides), one agent that may use every tool (the CLI's permission
- * mode rules), no project, no console, no background subagents. What the
+ * config decides), one agent whose tool calls may be put to a person
+ * (AGENT_PERMISSION), no project, no console, no background subagents. What the
  * gateway cannot see (the CLI's MCP servers, the sandbox's git state, todos
  * and file changes) has no route: 404, which the TUI tolerates.
  */
@@ -42,10 +50,11 @@ export function instanceRoutes(app: FastifyInstance, deps: InstanceDeps): void {
   app.get('/agent', async (): Promise<Agent[]> => [
     {
       name: deps.agent,
-      description: "Runs each prompt in the service's agent CLI; the tools it may use are the CLI's (engine.permission_mode, allowed_tools).",
+      description:
+        "Runs each prompt in the service's agent CLI. A tool call may wait for a person's yes (permission.asked) when the engine asks (engine.approval: ask); its rules, the CLI's settings and the WAF decide the others.",
       mode: 'primary',
       native: true,
-      permission: [{ permission: '*', pattern: '*', action: 'allow' }],
+      permission: AGENT_PERMISSION,
       options: {},
     },
   ])

@@ -7,6 +7,12 @@ import { z } from 'zod'
  */
 export const ServerConfig = z.object({
   share: z.literal('disabled'),
+  /**
+   * OpenCode's `permission` setting: `ask`, a tool call may wait for a person's
+   * yes (permission.asked, answered on POST /permission/{requestID}/reply).
+   * Whether an engine asks is its `engine.approval`, which the gateway cannot see.
+   */
+  permission: z.literal('ask'),
   version: z.string(),
   engines: z.array(z.object({ name: z.string(), version: z.string() })),
   surfaces: z.object({

@@ -65,7 +65,13 @@ describe('opencode instance routes - what `opencode attach` asks before it draws
     expect((await (await app(undefined)).inject({ url })).json()).toEqual(expected)
   })
 
-  it.each(['/mcp', '/vcs', '/experimental/resource', '/session/ses_1/todo', '/permission'])('instance - GET %s: not known to the gateway, no route (404)', async (url) => {
+  it('instance - the agent does not claim every tool is allowed: any call may be put to a person (ask)', async () => {
+    const [agent] = (await (await app(undefined)).inject({ url: '/agent' })).json()
+    expect(agent.permission).toEqual([{ permission: '*', pattern: '*', action: 'ask' }])
+    expect(agent.description).toContain('engine.approval')
+  })
+
+  it.each(['/mcp', '/vcs', '/experimental/resource', '/session/ses_1/todo'])('instance - GET %s: not known to the gateway, no route (404)', async (url) => {
     expect((await (await app(undefined)).inject({ url })).statusCode).toBe(404)
   })
 })

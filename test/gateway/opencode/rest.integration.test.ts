@@ -233,6 +233,7 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
     expect(status).toBe(200)
     expect(body).toMatchObject({
       share: 'disabled',
+      permission: 'ask',
       version: '0.1.0',
       engines: [{ name: 'claude', version: '2.1.330 (Claude Code)' }],
       surfaces: { websocket: '/ws/v1/agent', sse: ['/event', '/global/event'], chat: '/v1/agent/chat' },
