@@ -9,7 +9,8 @@
  * from a real node is said in `local`: the NATS URL (loopback), the agent CLI
  * (the fake one) and ports (0: many pods share one host). A pod deleted is
  * sent SIGTERM (a kubelet's graceful stop); a pod that finished (an eviction)
- * loses its process at once (SIGKILL), as a node does.
+ * loses its process at once (SIGKILL), as a node does, though only once the
+ * pod reads Failed: a test waits for `exited` before it counts on it being gone.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -38,6 +39,12 @@ export interface PodProcess {
   process: ServiceProcess
   /** Set when the fixture stopped it because the pod went away or finished. */
   stoppedBecause?: 'deleted' | 'finished'
+  /**
+   * Set once that stopped process has exited: its NATS connection is closed, so a request to its
+   * runner finds no responders. (Until then one may reach it and never be answered: a kubelet
+   * reports a pod Failed only after its container is gone, this fixture kills it after.)
+   */
+  exited?: true
 }
 
 /** Runs a process per Running pod of a pool until stopped. */
@@ -140,7 +147,7 @@ export class PodRunners {
     }
     if (known.stoppedBecause !== undefined) return
     known.stoppedBecause = why
-    void known.process.stop(why === 'finished' ? 'SIGKILL' : 'SIGTERM')
+    void known.process.stop(why === 'finished' ? 'SIGKILL' : 'SIGTERM').then(() => (known.exited = true))
   }
 
   /** Starts the runner container of `pod` as a process here. */

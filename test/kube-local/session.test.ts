@@ -48,8 +48,9 @@ describe('k8s - a session end to end through controller-placed pods on a real AP
     await k8s.api.core.patchNamespacedPod({ name: first, namespace: NS, body: [{ op: 'add', path: `/metadata/annotations/${EVICT.replace('/', '~1')}`, value: 'true' }] })
     const lost = await turnEvent('k8s-1', 2, (event) => event === 'error')
     expect(lost).toMatchObject({ error: { code: 'SANDBOX_LOST' }, request_id: 2 })
-    // Its process is gone (killed when the pod failed, or stopped when the controller deleted it first).
-    await until(() => k8s.pods.get(first)?.stoppedBecause !== undefined, 'the evicted pod lost its process', 10_000)
+    // Its process is gone (killed when the pod failed, or stopped when the controller deleted it first). Exited, not only
+    // signalled: the gateway still names it the owner, and the next execute must find nobody there rather than a dying runner.
+    await until(() => k8s.pods.get(first)?.exited === true, 'the evicted pod lost its process', 10_000)
     await until(async () => (await k8s.state.leases.get(first)) === undefined, () => `the dead pod's lease dropped\n${output()}`, 10_000)
     await until(async () => (await ownerOf('k8s-1')) !== first, () => `the owner released\n${output()}`, 10_000)
     // The next execute is placed again, on another pod.
