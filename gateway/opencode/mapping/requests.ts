@@ -1,6 +1,6 @@
 import path from 'node:path'
-import type { PermissionDecision, PermissionRequest, QuestionRequest } from '../../../contract/mod.ts'
-import type { Permission, PermissionReply, PermissionTool, PermissionV2, Question } from '../schemas/steering.ts'
+import type { PermissionDecision, PermissionRequest, QuestionRequest, SteeringReply } from '../../../contract/mod.ts'
+import type { Permission, PermissionReply, PermissionReplyBody, PermissionTool, PermissionV2, Question } from '../schemas/steering.ts'
 import { toolInput } from './parts.ts'
 
 /**
@@ -156,4 +156,9 @@ export function replyOfDecision(decision: PermissionDecision): PermissionReply {
 /** The decision an OpenCode reply stands for. */
 export function decisionOfReply(reply: PermissionReply): PermissionDecision {
   return DECISIONS[reply]
+}
+
+/** An OpenCode permission answer as the service's reply; an empty message is none. */
+export function permissionReplyOf(requestID: string, body: PermissionReplyBody): SteeringReply {
+  return { kind: 'permission', id: requestID, decision: decisionOfReply(body.reply), ...(body.message !== undefined && body.message !== '' && { message: body.message }) }
 }

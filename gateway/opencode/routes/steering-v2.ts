@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ServiceError } from '../../../contract/mod.ts'
 import { parseBody } from '../../json-body.ts'
-import { decisionOfReply, toPermissionV2 } from '../mapping/requests.ts'
+import { permissionReplyOf, toPermissionV2 } from '../mapping/requests.ts'
 import type { LocationInfo } from '../schemas/steering.ts'
 import { PermissionReplyBody, QuestionReplyBody } from '../schemas/steering.ts'
 import { DEFAULT_PROJECT } from '../session-info.ts'
@@ -47,8 +47,7 @@ export function steeringV2Routes(app: FastifyInstance, { steering, tenant, workB
     '/api/session/:sessionID/permission/:requestID/reply',
     steeringHandler('permission', 'v2', async (request: RequestParams, reply) => {
       const body = parseBody(PermissionReplyBody, request.body)
-      const message = body.message === undefined || body.message === '' ? {} : { message: body.message }
-      await steering.reply(tenant(request), { kind: 'permission', id: request.params.requestID, decision: decisionOfReply(body.reply), ...message }, request.params.sessionID)
+      await steering.reply(tenant(request), permissionReplyOf(request.params.requestID, body), request.params.sessionID)
       return reply.code(204).send()
     }),
   )

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseBody } from '../../json-body.ts'
 import { toSteeringError, type SteeringPlace } from '../errors.ts'
-import { decisionOfReply } from '../mapping/requests.ts'
+import { decisionOfReply, permissionReplyOf } from '../mapping/requests.ts'
 import { PermissionReplyBody, PermissionRespondBody, QuestionReplyBody } from '../schemas/steering.ts'
 import type { OpencodeSteering } from '../steering.ts'
 
@@ -51,8 +51,7 @@ export function steeringRoutes(app: FastifyInstance, { steering, tenant }: Steer
     '/permission/:requestID/reply',
     steeringHandler('permission', 'v1', async (request: RequestParams) => {
       const body = parseBody(PermissionReplyBody, request.body)
-      const message = body.message === undefined || body.message === '' ? {} : { message: body.message }
-      await steering.reply(tenant(request), { kind: 'permission', id: request.params.requestID, decision: decisionOfReply(body.reply), ...message })
+      await steering.reply(tenant(request), permissionReplyOf(request.params.requestID, body))
       return true
     }),
   )

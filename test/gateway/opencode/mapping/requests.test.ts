@@ -5,6 +5,7 @@ import {
   decisionOfReply,
   permissionName,
   permissionPatterns,
+  permissionReplyOf,
   replyOfDecision,
   toPermission,
   toPermissionV2,
@@ -136,5 +137,13 @@ describe('opencode requests - the service’s steering requests in OpenCode’s 
   ] as const)('requests - decision %s is reply %s, and back', (decision, reply) => {
     expect(replyOfDecision(decision)).toBe(reply)
     expect(decisionOfReply(reply)).toBe(decision)
+  })
+
+  it.each([
+    [{ reply: 'once' as const }, { kind: 'permission', id: 'per_1', decision: 'allow_once' }],
+    [{ reply: 'reject' as const, message: 'not that file' }, { kind: 'permission', id: 'per_1', decision: 'deny', message: 'not that file' }],
+    [{ reply: 'reject' as const, message: '' }, { kind: 'permission', id: 'per_1', decision: 'deny' }],
+  ])('requests - the answer %j is the reply %j', (body, reply) => {
+    expect(permissionReplyOf('per_1', body)).toEqual(reply)
   })
 })
