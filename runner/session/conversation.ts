@@ -154,7 +154,9 @@ export class Conversation {
   /** The directory the session's work dir was judged against (and is checked again against before a CLI starts): its root, else the base. */
   async sandboxBase(): Promise<string> {
     const dir = this.#workDir
-    if (dir === undefined) return this.#workBase
+    if (dir === undefined || this.#roots.length === 0) return this.#workBase
+    // A root may hold the base: a work dir in the base keeps the base's stricter check.
+    if (isInside(await realpath(this.#workBase).catch(() => path.resolve(this.#workBase)), dir)) return this.#workBase
     for (const root of this.#roots) {
       const real = await realpath(root).catch(() => path.resolve(root))
       if (isInside(real, dir)) return real
