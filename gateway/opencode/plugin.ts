@@ -51,6 +51,12 @@ export interface OpencodeDeps {
   tenant?: (request: FastifyRequest) => string
   /** Session ownership shared with the other surfaces (gateway/auth/owners.ts); none: one tenant. */
   owners?: SessionOwners
+  /**
+   * Whether a session runs a turn, by the session registry: a steering answer whose request this gateway
+   * has not seen asks (`pending`) only the sessions that may hold it (steering.ts). None: every session this
+   * gateway does not follow is asked, which may have a runner take up an idle one.
+   */
+  sessionBusy?: (sessionId: string) => Promise<boolean>
 }
 
 /**
@@ -88,7 +94,7 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
     owners: deps.owners,
   })
   const tenant = deps.tenant ?? (() => DEFAULT_TENANT)
-  const steering = new OpencodeSteering({ sessions, store, runners: deps.runners, requests, log })
+  const steering = new OpencodeSteering({ sessions, store, runners: deps.runners, requests, log, busy: deps.sessionBusy })
   const context: RouteContext = { sessions, broadcast, streams, ids, heartbeatMs, defaultProvider: DEFAULT_PROVIDER, tenant }
 
   // Open event streams would hold the server's close forever.

@@ -12,6 +12,11 @@ export interface SteeringDeps {
   runners: Pick<Runners, 'send'>
   requests: RequestIndex
   log: Logger
+  /**
+   * Whether a session runs a turn, by the session registry (every gateway's view); none: not known, and a
+   * session this gateway does not follow is asked all the same (OpencodeDeps.sessionBusy).
+   */
+  busy?: ((sessionId: string) => Promise<boolean>) | undefined
 }
 
 /** How many sessions are asked for their pending requests at once when a request id is not known here. */
@@ -67,17 +72,20 @@ export class OpencodeSteering {
 
   /**
    * The session a request id is of: known from an event seen here, else asked
-   * of the runners (`pending`) for the tenant's sessions that may hold it —
-   * those this gateway does not follow (another gateway's: their events never
-   * came here) and those running a turn (its event may still be on its way).
-   * A session followed here and idle has nothing waiting, and is not asked:
-   * asking could make a runner take it up.
+   * of the runners (`pending`) for the tenant's sessions that may hold it, the
+   * most recently prompted first: those running a turn here (its event may
+   * still be on its way) and those this gateway does not follow (another
+   * gateway's: their events never came here) unless the registry says they
+   * are idle. An idle session has nothing waiting and is not asked: asking
+   * one that no runner holds would have a runner take it up, or a pod start.
    */
   async #locate(tenant: string, requestId: string): Promise<string> {
-    const { requests, store, runners, sessions } = this.#deps
+    const { requests, store, runners, sessions, busy } = this.#deps
     const known = requests.sessionOf(requestId)
     if (known !== undefined) return known
-    const candidates = (await sessions.list(tenant)).map((info) => info.id).filter((id) => !store.has(id) || store.status(id) === 'busy')
+    const ids = (await sessions.list(tenant)).map((info) => info.id)
+    const mayHold = await Promise.all(ids.map(async (id) => (store.has(id) ? store.status(id) === 'busy' : ((await busy?.(id).catch(() => true)) ?? true))))
+    const candidates = ids.filter((_, i) => mayHold[i])
     for (let i = 0; i < candidates.length; i += ASK_AT_ONCE) {
       const batch = candidates.slice(i, i + ASK_AT_ONCE)
       const answers = await Promise.allSettled(batch.map((id) => runners.send({ type: 'pending', session_id: id })))

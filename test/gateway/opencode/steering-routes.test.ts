@@ -9,7 +9,7 @@ import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemoryBus } from '../../../bus/mod.ts'
 import { Command, Replies, ServiceError, subjects, type PendingRequests, type ReplyOf, type ServiceEvent } from '../../../contract/mod.ts'
-import { DocumentSessionStore, registerOpencode, type OpencodeSessionStore } from '../../../gateway/opencode/mod.ts'
+import { DocumentSessionStore, registerOpencode, type OpencodeDeps } from '../../../gateway/opencode/mod.ts'
 import { newSessionInfo } from '../../../gateway/opencode/session-info.ts'
 import type { Runners } from '../../../gateway/runners.ts'
 import { SessionHub } from '../../../gateway/session-hub.ts'
@@ -66,7 +66,7 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()))
 })
 
-async function setup(options: { sessionStore?: OpencodeSessionStore } = {}) {
+async function setup(options: Pick<OpencodeDeps, 'sessionStore' | 'sessionBusy'> = {}) {
   const bus = new MemoryBus()
   const runners = new FakeRunners()
   const app = Fastify()
@@ -274,5 +274,25 @@ describe('opencode steering routes - permission requests and questions over Open
       ['ses_elsewhere', 'que_far'],
       ['ses_busy', 'per_busy'],
     ])
+  })
+
+  it('index - with the registry’s word on which sessions run a turn, an idle session this gateway does not follow is not asked', async () => {
+    const sessionStore = new DocumentSessionStore()
+    for (const id of ['ses_running', 'ses_resting']) {
+      await sessionStore.insert({ info: newSessionInfo({ id, directory: `/srv/sandboxes/${id}`, now: 1, version: '0.1.0' }), tenant: 'default' })
+    }
+    const asked: string[] = []
+    const { call, runners } = await setup({
+      sessionStore,
+      sessionBusy: async (id) => {
+        asked.push(id)
+        return id === 'ses_running'
+      },
+    })
+    runners.pending.set('ses_running', { permissions: [], questions: [{ id: 'que_run', questions: [{ question: 'Q?', options: [], multi_select: false }], expires_at: 9 }] })
+    expect(await call('POST', '/question/que_run/reply', { answers: [['typed']] })).toEqual({ status: 200, body: true })
+    expect(asked.sort()).toEqual(['ses_resting', 'ses_running'])
+    expect(runners.of('pending').map((c) => c.session_id)).toEqual(['ses_running'])
+    expect(runners.of('reply')).toMatchObject([{ session_id: 'ses_running', reply: { kind: 'answer', id: 'que_run', answers: [['typed']] } }])
   })
 })
