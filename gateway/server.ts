@@ -167,6 +167,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     tenant: guard.tenant,
     ...(owners.enabled && { owners }),
     ...(state.documents && { sessionStore: new DocumentSessionStore(await state.documents('opencode')) }),
+    // A steering request id this gateway has not seen is looked for in busy sessions only: asking an idle one would make a runner take it.
+    sessionBusy: async (id: string) => (await state.registry.get(id))?.value.state === 'busy',
   })
   await registerConsole(app)
   return app

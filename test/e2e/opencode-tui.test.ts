@@ -85,8 +85,9 @@ describe('opencode tui - `opencode attach` against the service', () => {
       { timeout: 60_000, interval: 250 },
     )
     // The prompt went through the session routes, and the TUI followed the event stream.
-    const routes = asked.map((a) => `${a.method} ${a.path.replace(/ses_\w+/, '{id}')} ${a.status}`)
-    expect(routes).toEqual(expect.arrayContaining(['POST /session 200', 'POST /session/{id}/message 200', 'GET /global/event 200']))
+    // The proxy logs a route when its answer arrives, and the blocking message POST answers after the screen is done: wait for it.
+    const routes = () => asked.map((a) => `${a.method} ${a.path.replace(/ses_\w+/, '{id}')} ${a.status}`)
+    await vi.waitFor(() => expect(routes()).toEqual(expect.arrayContaining(['POST /session 200', 'POST /session/{id}/message 200', 'GET /global/event 200'])), { timeout: 10_000, interval: 100 })
     // Every request carried the key: nothing was refused.
     expect(asked.filter((a) => a.status === 401)).toEqual([])
     // Every route it needs to start answered.
