@@ -26,16 +26,29 @@ const KUBE_LOCAL =
   process.env.KUBE_LOCAL !== '0' &&
   process.platform === 'linux' &&
   process.arch === 'x64' &&
-  (existsSync(path.join(process.env.KUBE_LOCAL_TOOLS ?? path.join(import.meta.dirname, '.tools', 'kube'), 'bin', 'kube-apiserver')) || (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, 'go'))))
+  (existsSync(path.join(process.env.KUBE_LOCAL_TOOLS ?? path.join(import.meta.dirname, '.tools', 'kube'), 'bin', 'kube-apiserver')) ||
+    (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, 'go'))))
 if (!KUBE_LOCAL) console.log('vitest: project k8s left out (no cached .tools/kube binaries and no go to build them, or KUBE_LOCAL=0)')
-const LOAD_TESTS = ['test/e2e/load.test.ts', 'test/e2e/faults.test.ts', 'test/e2e/runner-freeze.test.ts', 'test/e2e/many-reaps.test.ts', 'test/e2e/ws-slow-reader-memory.test.ts']
+const LOAD_TESTS = [
+  'test/e2e/load.test.ts',
+  'test/e2e/faults.test.ts',
+  'test/e2e/runner-freeze.test.ts',
+  'test/e2e/many-reaps.test.ts',
+  'test/e2e/ws-slow-reader-memory.test.ts',
+]
 
 export default defineConfig({
   test: {
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/kube-local/**', 'test/images/**', '**/*.integration.test.ts'], setupFiles: ['test/fixtures/unit-tier.ts'], isolate: false },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/kube-local/**', 'test/images/**', '**/*.integration.test.ts'],
+          setupFiles: ['test/fixtures/unit-tier.ts'],
+          isolate: false,
+        },
       },
       {
         extends: true,
@@ -50,9 +63,35 @@ export default defineConfig({
         test: { name: 'load', include: LOAD_TESTS, fileParallelism: false, sequence: { groupOrder: 1 }, testTimeout: 60_000, hookTimeout: 60_000 },
       },
       ...(KUBE_LOCAL
-        ? [{ extends: true, test: { name: 'k8s', include: ['test/kube-local/**/*.test.ts'], globalSetup: ['test/kube-local/global-setup.ts'], fileParallelism: false, testTimeout: 60_000, hookTimeout: 300_000 } }]
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'k8s',
+                include: ['test/kube-local/**/*.test.ts'],
+                globalSetup: ['test/kube-local/global-setup.ts'],
+                fileParallelism: false,
+                testTimeout: 60_000,
+                hookTimeout: 300_000,
+              },
+            },
+          ]
         : []),
-      ...(IMAGES ? [{ extends: true, test: { name: 'images', include: ['test/images/**/*.test.ts'], globalSetup: ['test/images/global-setup.ts'], fileParallelism: false, testTimeout: 120_000, hookTimeout: 600_000 } }] : []),
+      ...(IMAGES
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'images',
+                include: ['test/images/**/*.test.ts'],
+                globalSetup: ['test/images/global-setup.ts'],
+                fileParallelism: false,
+                testTimeout: 120_000,
+                hookTimeout: 600_000,
+              },
+            },
+          ]
+        : []),
       ...(process.env.KUBECONFIG
         ? [{ extends: true, test: { name: 'k8s-cluster', include: ['test/e2e/k8s-*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } }]
         : []),

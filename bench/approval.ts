@@ -49,7 +49,10 @@ export async function measureApproval(system: System, dir: string, label: string
   }
   const arrived = answerTimes(dir, sessionId)
   if (arrived.length !== seen.length) throw new Error(`approval bench: the CLI logged ${arrived.length} answers for ${seen.length} requests`)
-  const latencies = seen.map((at, i) => arrived[i]! - at).slice(APPROVAL.warmup).sort((a, b) => a - b)
+  const latencies = seen
+    .map((at, i) => arrived[i]! - at)
+    .slice(APPROVAL.warmup)
+    .sort((a, b) => a - b)
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
   return { p50Ms: at(0.5), p99Ms: at(0.99), turns: latencies.length }
 }
@@ -86,17 +89,25 @@ export async function measureApprovalModes(dir: string): Promise<[string, Approv
 }
 
 export function printApproval(rows: [string, ApprovalFigures, number][]): void {
-  console.log(`\nApproval latency: the client sees permission_request and answers at once → the CLI receives the answer (${APPROVAL.turns - APPROVAL.warmup} turns after ${APPROVAL.warmup} warm-up)\n`)
+  console.log(
+    `\nApproval latency: the client sees permission_request and answers at once → the CLI receives the answer (${APPROVAL.turns - APPROVAL.warmup} turns after ${APPROVAL.warmup} warm-up)\n`,
+  )
   console.log('| mode | p50 ms | p99 ms | target (p99) |')
   console.log('|---|---:|---:|---|')
-  for (const [name, f, target] of rows) console.log(`| ${name} | ${f.p50Ms.toFixed(2)} | ${f.p99Ms.toFixed(2)} | < ${target} ms ${f.p99Ms < target ? 'met' : 'MISSED'} |`)
+  for (const [name, f, target] of rows)
+    console.log(`| ${name} | ${f.p50Ms.toFixed(2)} | ${f.p99Ms.toFixed(2)} | < ${target} ms ${f.p99Ms < target ? 'met' : 'MISSED'} |`)
 }
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-bench-approval-'))
   try {
     printApproval(await measureApprovalModes(dir))
-    console.log(`\n${os.cpus().length} cores, Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+    console.log(
+      `\n${os.cpus().length} cores, Node ${process.versions.node}, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    )
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

@@ -53,7 +53,9 @@ export async function measureSystems(systems: readonly System[], log: (line: str
       pacedP99Ms: median(paced[i]!),
       ...many,
     })
-    log(`${system.name}: flood ${Math.round(figures[i]!.floodEventsPerSecond)}/s, paced p99 ${figures[i]!.pacedP99Ms.toFixed(2)} ms, ${LOAD.sessions} sessions ${Math.round(many.manyEventsPerSecond)}/s`)
+    log(
+      `${system.name}: flood ${Math.round(figures[i]!.floodEventsPerSecond)}/s, paced p99 ${figures[i]!.pacedP99Ms.toFixed(2)} ms, ${LOAD.sessions} sessions ${Math.round(many.manyEventsPerSecond)}/s`,
+    )
   }
   return figures
 }
@@ -91,9 +93,14 @@ async function floodRound(client: SessionClient, system: System): Promise<{ rate
 /** p99 ms from a CLI's stdout write to the client, lines written at a fixed rate. */
 async function pacedRound(client: SessionClient): Promise<number> {
   const latencies: number[] = []
-  await client.turn('paced', `stamped: ${LOAD.pacedEvents} ${LOAD.pacedRate}`, (text) => latencies.push(performance.timeOrigin + performance.now() - stampOf(text)))
+  await client.turn('paced', `stamped: ${LOAD.pacedEvents} ${LOAD.pacedRate}`, (text) =>
+    latencies.push(performance.timeOrigin + performance.now() - stampOf(text)),
+  )
   if (latencies.length !== LOAD.pacedEvents) throw new Error(`paced: ${latencies.length} of ${LOAD.pacedEvents} answers`)
-  return percentile(latencies.sort((a, b) => a - b), 99)
+  return percentile(
+    latencies.sort((a, b) => a - b),
+    99,
+  )
 }
 
 /** Every session sends its turn at once: events/s from the first execute to the last end. */

@@ -19,7 +19,9 @@ server.on('connection', (client) => {
     const { session_id: sessionId, prompt, request_id: requestId } = JSON.parse(data.toString())
     let cli = clis.get(sessionId)
     if (!cli) {
-      const child = spawn(command!, [...baseArgs, '--print', '--verbose', '--input-format', 'stream-json', '--output-format', 'stream-json'], { stdio: ['pipe', 'pipe', 'ignore'] })
+      const child = spawn(command!, [...baseArgs, '--print', '--verbose', '--input-format', 'stream-json', '--output-format', 'stream-json'], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      })
       const current = { child, client, requestId }
       clis.set(sessionId, (cli = current))
       createInterface({ input: child.stdout! }).on('line', (line) => {

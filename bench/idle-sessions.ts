@@ -30,7 +30,8 @@ export async function measureIdleSessions(system: System, cliName: string, log: 
   const gateway0 = rssBytes(system.gatewayPid)
   const runner0 = rssBytes(system.runnerPid ?? system.gatewayPid)
   const clients: SessionClient[] = []
-  for (let i = 0; i < sessions; i += 100) clients.push(...(await Promise.all(Array.from({ length: Math.min(100, sessions - i) }, () => SessionClient.connect(system.wsUrl)))))
+  for (let i = 0; i < sessions; i += 100)
+    clients.push(...(await Promise.all(Array.from({ length: Math.min(100, sessions - i) }, () => SessionClient.connect(system.wsUrl)))))
   try {
     const latencies: number[] = []
     let next = 0
@@ -49,11 +50,16 @@ export async function measureIdleSessions(system: System, cliName: string, log: 
     const figures = {
       sessions,
       startsPerSecond,
-      startP99Ms: percentile(latencies.sort((a, b) => a - b), 99),
+      startP99Ms: percentile(
+        latencies.sort((a, b) => a - b),
+        99,
+      ),
       gatewayBytesPerSession: (rssBytes(system.gatewayPid) - gateway0) / sessions,
       runnerBytesPerSession: (rssBytes(system.runnerPid ?? system.gatewayPid) - runner0) / sessions,
     }
-    log(`${system.name}: ${sessions} idle sessions, ${Math.round(figures.gatewayBytesPerSession / 1024)} KB gateway, ${Math.round(figures.runnerBytesPerSession / 1024)} KB runner each`)
+    log(
+      `${system.name}: ${sessions} idle sessions, ${Math.round(figures.gatewayBytesPerSession / 1024)} KB gateway, ${Math.round(figures.runnerBytesPerSession / 1024)} KB runner each`,
+    )
     return figures
   } finally {
     for (let i = 0; i < clients.length; i += 100) await Promise.all(clients.slice(i, i + 100).map((c) => c.close()))
@@ -74,7 +80,9 @@ async function cliProcessesGone(system: System, cliName: string): Promise<void> 
 /** The runner's child processes running the CLI (not its guardian). */
 function cliChildren(pid: number, cliName: string): number {
   try {
-    return execFileSync('pgrep', ['-P', String(pid), '-f', cliName], { encoding: 'utf8' }).trim().split('\n').length
+    return execFileSync('pgrep', ['-P', String(pid), '-f', cliName], { encoding: 'utf8' })
+      .trim()
+      .split('\n').length
   } catch {
     return 0 // pgrep exits 1 when it finds none
   }

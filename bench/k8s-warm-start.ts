@@ -125,13 +125,19 @@ export async function measureK8sWarmStart(options: Partial<K8sWarmStartOptions> 
   const stopFollow = kube.onChange((type, resource, object) => {
     if (resource !== 'pods') return
     const name = object.metadata.name as string
-    if (type === 'MODIFIED' && object.status?.phase === 'Running' && !runners.has(name) && !object.metadata.deletionTimestamp) runners.set(name, new FakePodRunner(bus, prefix, name, state))
+    if (type === 'MODIFIED' && object.status?.phase === 'Running' && !runners.has(name) && !object.metadata.deletionTimestamp)
+      runners.set(name, new FakePodRunner(bus, prefix, name, state))
     if (type === 'DELETED') {
       runners.get(name)?.stop()
       runners.delete(name)
     }
   })
-  const config = ControllerConfigSchema.parse({ pool: 'bench', warm_pool: o.warmPool, max_pods: o.warmPool + o.sessions + o.demands + 10, leader_election: { enabled: true } })
+  const config = ControllerConfigSchema.parse({
+    pool: 'bench',
+    warm_pool: o.warmPool,
+    max_pods: o.warmPool + o.sessions + o.demands + 10,
+    leader_election: { enabled: true },
+  })
   const controller = new Controller({
     api: new ClientNodeKubeApi(kubeConfigFor(kube.url), NAMESPACE),
     config,
@@ -185,7 +191,14 @@ export async function measureK8sWarmStart(options: Partial<K8sWarmStartOptions> 
     }
     const placed = distribution(placedBaseline)
     const warm = distribution(warmStart)
-    return { warmStart: warm, placedBaseline: placed, addedP99Ms: warm.p99Ms - placed.p99Ms, coldDemand: distribution(coldDemand), refill: distribution(refill), controllerStartMs }
+    return {
+      warmStart: warm,
+      placedBaseline: placed,
+      addedP99Ms: warm.p99Ms - placed.p99Ms,
+      coldDemand: distribution(coldDemand),
+      refill: distribution(refill),
+      controllerStartMs,
+    }
   } finally {
     stopFollow()
     await controller.stop()
@@ -201,11 +214,16 @@ export async function measureK8sWarmStart(options: Partial<K8sWarmStartOptions> 
 /** Prints the scenario's table (markdown), as bench/run.ts prints its own. */
 export function printK8sWarmStart(result: K8sWarmStartResult): void {
   const ms = (v: number) => v.toFixed(2)
-  const row = (name: string, d: Distribution, note: string) => console.log(`| ${name} | ${d.count} | ${ms(d.p50Ms)} | ${ms(d.p99Ms)} | ${ms(d.maxMs)} | ${note} |`)
+  const row = (name: string, d: Distribution, note: string) =>
+    console.log(`| ${name} | ${d.count} | ${ms(d.p50Ms)} | ${ms(d.p99Ms)} | ${ms(d.maxMs)} | ${note} |`)
   console.log('\nKubernetes (fake API server, fake kubelet, real NATS + JetStream registry, real controller)\n')
   console.log('| scenario | n | p50 ms | p99 ms | max ms | note |')
   console.log('|---|---:|---:|---:|---:|---|')
-  row('warm start: command → first event via placement', result.warmStart, `adds ${ms(result.addedP99Ms)} ms at p99 over a placed runner (target < 50 ms: ${result.addedP99Ms < 50 ? 'met' : 'MISSED'})`)
+  row(
+    'warm start: command → first event via placement',
+    result.warmStart,
+    `adds ${ms(result.addedP99Ms)} ms at p99 over a placed runner (target < 50 ms: ${result.addedP99Ms < 50 ? 'met' : 'MISSED'})`,
+  )
   row('placed runner: command → first event', result.placedBaseline, 'baseline')
   row('cold pod: demand → pod created (controller only)', result.coldDemand, 'excludes scheduling and container start')
   row('refill: claim → replacement pod created', result.refill, 'off the hot path')

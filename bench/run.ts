@@ -65,7 +65,12 @@ async function main(): Promise<void> {
     const approval = await measureApprovalModes(dir)
     printTable(figures, idle)
     printApproval(approval)
-    console.log(`\n${os.cpus().length} cores, Node ${process.versions.node}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; the bench took ${((performance.now() - began) / 1000).toFixed(0)} s.`)
+    console.log(
+      `\n${os.cpus().length} cores, Node ${process.versions.node}, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; the bench took ${((performance.now() - began) / 1000).toFixed(0)} s.`,
+    )
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -89,7 +94,13 @@ const ROWS: Row[] = [
   { measure: `${LOAD.sessions} sessions × ${LOAD.sessionEvents} events: events/s`, value: (f) => f.manyEventsPerSecond, format: int, higherIsBetter: true },
   { measure: `${LOAD.sessions} sessions: service CPU µs/event`, value: (f) => f.manyCpuMicros, format: (v) => v.toFixed(1), higherIsBetter: false },
   { measure: `gateway RSS after ${LOAD.sessions} sessions: MB`, value: (f) => f.manyGatewayRss / 2 ** 20, format: (v) => v.toFixed(0), higherIsBetter: false },
-  { measure: `paced ${int(LOAD.pacedRate)}/s: p99 ms (added over the floor)`, value: (f) => f.pacedP99Ms, format: (v) => v.toFixed(2), higherIsBetter: false, added: true },
+  {
+    measure: `paced ${int(LOAD.pacedRate)}/s: p99 ms (added over the floor)`,
+    value: (f) => f.pacedP99Ms,
+    format: (v) => v.toFixed(2),
+    higherIsBetter: false,
+    added: true,
+  },
 ]
 
 function printTable(figures: Partial<Record<Column, RelayFigures>>, idle: IdleFigures): void {
@@ -103,14 +114,18 @@ function printTable(figures: Partial<Record<Column, RelayFigures>>, idle: IdleFi
     if (hotplex && f !== hotplex) parts.push(`${(value / row.value(hotplex)).toFixed(2)}× HotPlex`)
     return `${row.format(value)} (${parts.join(', ')})`
   }
-  console.log(`\nRelay of one fake CLI (test/fakes/fake-claude.ts) to WebSocket clients on loopback, medians of ${LOAD.rounds} rounds; service CPU = its processes' user + system time (production: gateway, runner and nats-server), not the CLIs'\n`)
+  console.log(
+    `\nRelay of one fake CLI (test/fakes/fake-claude.ts) to WebSocket clients on loopback, medians of ${LOAD.rounds} rounds; service CPU = its processes' user + system time (production: gateway, runner and nats-server), not the CLIs'\n`,
+  )
   console.log('| measure | bare floor | ours (dev) | ours (production, JetStream) | HotPlex v0.10.0 |')
   console.log('|---|---:|---:|---:|---:|')
   for (const row of ROWS) {
     console.log(`| ${row.measure} | ${cell(row, floor, false)} | ${cell(row, dev, true)} | ${cell(row, production, true)} | ${cell(row, hotplex, true)} |`)
   }
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`
-  console.log(`| ${int(idle.sessions)} idle sessions (client connected, one turn done, CLI reaped): gateway memory per session | – | – | ${kb(idle.gatewayBytesPerSession)} | – |`)
+  console.log(
+    `| ${int(idle.sessions)} idle sessions (client connected, one turn done, CLI reaped): gateway memory per session | – | – | ${kb(idle.gatewayBytesPerSession)} | – |`,
+  )
   console.log(`| ${int(idle.sessions)} idle sessions: runner memory per session | – | – | ${kb(idle.runnerBytesPerSession)} | – |`)
   console.log(`| ${int(idle.sessions)} session starts (${IDLE.inFlight} in flight, shell fake CLI): starts/s | – | – | ${int(idle.startsPerSecond)} | – |`)
   console.log(`| session start (execute → end of its first turn): p99 ms | – | – | ${idle.startP99Ms.toFixed(0)} | – |`)
@@ -122,20 +137,34 @@ function printTargets(figures: Partial<Record<Column, RelayFigures>>, idle: Idle
   const met = (ok: boolean) => (ok ? 'met' : 'MISSED')
   const lines: string[] = []
   if (dev && floor) {
-    lines.push(`dev, 1 session ≥ 75% of the floor's events/s: ${(dev.floodEventsPerSecond / floor.floodEventsPerSecond * 100).toFixed(0)}% ${met(dev.floodEventsPerSecond >= 0.75 * floor.floodEventsPerSecond)}`)
+    lines.push(
+      `dev, 1 session ≥ 75% of the floor's events/s: ${((dev.floodEventsPerSecond / floor.floodEventsPerSecond) * 100).toFixed(0)}% ${met(dev.floodEventsPerSecond >= 0.75 * floor.floodEventsPerSecond)}`,
+    )
     lines.push(`dev, added paced p99 < 2 ms: ${(dev.pacedP99Ms - floor.pacedP99Ms).toFixed(2)} ms ${met(dev.pacedP99Ms - floor.pacedP99Ms < 2)}`)
   }
   if (production && floor) {
-    lines.push(`production, 1 session ≥ 60% of the floor's events/s: ${(production.floodEventsPerSecond / floor.floodEventsPerSecond * 100).toFixed(0)}% ${met(production.floodEventsPerSecond >= 0.6 * floor.floodEventsPerSecond)}`)
-    lines.push(`production, added paced p99 < 2 ms: ${(production.pacedP99Ms - floor.pacedP99Ms).toFixed(2)} ms ${met(production.pacedP99Ms - floor.pacedP99Ms < 2)}`)
+    lines.push(
+      `production, 1 session ≥ 60% of the floor's events/s: ${((production.floodEventsPerSecond / floor.floodEventsPerSecond) * 100).toFixed(0)}% ${met(production.floodEventsPerSecond >= 0.6 * floor.floodEventsPerSecond)}`,
+    )
+    lines.push(
+      `production, added paced p99 < 2 ms: ${(production.pacedP99Ms - floor.pacedP99Ms).toFixed(2)} ms ${met(production.pacedP99Ms - floor.pacedP99Ms < 2)}`,
+    )
   }
   if (dev && hotplex) {
-    lines.push(`dev, ${LOAD.sessions} sessions events/s ≥ 1.2× HotPlex: ${(dev.manyEventsPerSecond / hotplex.manyEventsPerSecond).toFixed(2)}× ${met(dev.manyEventsPerSecond >= 1.2 * hotplex.manyEventsPerSecond)}`)
-    lines.push(`dev, ${LOAD.sessions} sessions CPU/event ≤ 0.8× HotPlex: ${(dev.manyCpuMicros / hotplex.manyCpuMicros).toFixed(2)}× ${met(dev.manyCpuMicros <= 0.8 * hotplex.manyCpuMicros)}`)
-    lines.push(`dev, gateway RSS ≤ HotPlex's: ${(dev.manyGatewayRss / 2 ** 20).toFixed(0)} vs ${(hotplex.manyGatewayRss / 2 ** 20).toFixed(0)} MB ${met(dev.manyGatewayRss <= hotplex.manyGatewayRss)}`)
+    lines.push(
+      `dev, ${LOAD.sessions} sessions events/s ≥ 1.2× HotPlex: ${(dev.manyEventsPerSecond / hotplex.manyEventsPerSecond).toFixed(2)}× ${met(dev.manyEventsPerSecond >= 1.2 * hotplex.manyEventsPerSecond)}`,
+    )
+    lines.push(
+      `dev, ${LOAD.sessions} sessions CPU/event ≤ 0.8× HotPlex: ${(dev.manyCpuMicros / hotplex.manyCpuMicros).toFixed(2)}× ${met(dev.manyCpuMicros <= 0.8 * hotplex.manyCpuMicros)}`,
+    )
+    lines.push(
+      `dev, gateway RSS ≤ HotPlex's: ${(dev.manyGatewayRss / 2 ** 20).toFixed(0)} vs ${(hotplex.manyGatewayRss / 2 ** 20).toFixed(0)} MB ${met(dev.manyGatewayRss <= hotplex.manyGatewayRss)}`,
+    )
   }
   const perSession = Math.max(idle.gatewayBytesPerSession, idle.runnerBytesPerSession)
-  lines.push(`idle session < 100 KB (gateway and runner each): ${(idle.gatewayBytesPerSession / 1024).toFixed(0)} / ${(idle.runnerBytesPerSession / 1024).toFixed(0)} KB ${met(perSession < 100 * 1024)}`)
+  lines.push(
+    `idle session < 100 KB (gateway and runner each): ${(idle.gatewayBytesPerSession / 1024).toFixed(0)} / ${(idle.runnerBytesPerSession / 1024).toFixed(0)} KB ${met(perSession < 100 * 1024)}`,
+  )
   console.log(`\nTargets (issue 12):\n${lines.map((line) => `- ${line}`).join('\n')}`)
 }
 

@@ -47,16 +47,24 @@ export async function measureSandboxCost(): Promise<SandboxCost[] | string> {
   return results
 }
 
-async function withService<T>(engine: { command: string; args: string[] }, sandbox: Record<string, unknown>, network: string, use: (client: WsClient) => Promise<T>): Promise<T> {
+async function withService<T>(
+  engine: { command: string; args: string[] },
+  sandbox: Record<string, unknown>,
+  network: string,
+  use: (client: WsClient) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-bench-sandbox-'))
-  const config = resolveConfig({
-    server: { port: 0 },
-    engine: { ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, network },
-    session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
-    sandbox: { ...sandbox, state_dir: path.join(dir, 'state') },
-    waf: { enabled: false },
-    log: { level: 'silent' },
-  }, {})
+  const config = resolveConfig(
+    {
+      server: { port: 0 },
+      engine: { ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, network },
+      session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
+      sandbox: { ...sandbox, state_dir: path.join(dir, 'state') },
+      waf: { enabled: false },
+      log: { level: 'silent' },
+    },
+    {},
+  )
   const service = await startService('dev', config, createLogger('silent', 'bench'))
   const client = await WsClient.connect(service.address!.replace('localhost', '127.0.0.1').replace(/^http/, 'ws') + '/ws/v1/agent')
   try {
@@ -106,13 +114,17 @@ function mid(values: number[]): number {
 }
 
 export function printSandboxCost(results: SandboxCost[] | string): void {
-  console.log(`\nSession sandbox cost (in-process dev service; session start = a new session's first turn with the shell fake CLI, median of ${STARTS}; tool round trip = tool_use → tool_result of \`true\` with the Node fake CLI, median of ${TOOL_CALLS})\n`)
+  console.log(
+    `\nSession sandbox cost (in-process dev service; session start = a new session's first turn with the shell fake CLI, median of ${STARTS}; tool round trip = tool_use → tool_result of \`true\` with the Node fake CLI, median of ${TOOL_CALLS})\n`,
+  )
   if (typeof results === 'string') return void console.log(results)
   const base = results[0]!
   console.log('| sandbox | session start ms | added ms (target < 20) | tool round trip ms | added ms |')
   console.log('|---|---:|---:|---:|---:|')
   for (const r of results) {
-    console.log(`| ${r.scenario} | ${r.startMs.toFixed(1)} | ${(r.startMs - base.startMs).toFixed(1)} | ${r.toolMs.toFixed(1)} | ${(r.toolMs - base.toolMs).toFixed(1)} |`)
+    console.log(
+      `| ${r.scenario} | ${r.startMs.toFixed(1)} | ${(r.startMs - base.startMs).toFixed(1)} | ${r.toolMs.toFixed(1)} | ${(r.toolMs - base.toolMs).toFixed(1)} |`,
+    )
   }
 }
 

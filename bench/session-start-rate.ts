@@ -115,20 +115,28 @@ export async function measureSessionStartRates(): Promise<RatePlanResult[]> {
 
 export function printSessionStartRates(results: RatePlanResult[]): void {
   const ms = (value: number) => (Number.isNaN(value) ? '–' : value.toFixed(1))
-  console.log(`\nSession start rate (dev mode, new sessions at a fixed rate for each step, one turn each, ${CONNECTIONS} WebSockets; lost = no end within ${DRAIN_MS / 1000} s; first event = execute sent → the turn's first event)\n`)
+  console.log(
+    `\nSession start rate (dev mode, new sessions at a fixed rate for each step, one turn each, ${CONNECTIONS} WebSockets; lost = no end within ${DRAIN_MS / 1000} s; first event = execute sent → the turn's first event)\n`,
+  )
   console.log(`| CLI | sessions/s | started | completed | errored | lost (no end in ${DRAIN_MS / 1000} s) | first event p50 ms | p99 ms | load avg |`)
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const result of results) {
     for (const step of result.steps) {
-      console.log(`| ${result.engine} | ${step.rate} | ${step.started} | ${step.completed} | ${step.errored} | ${step.lost} | ${ms(step.firstEventP50Ms)} | ${ms(step.firstEventP99Ms)} | ${step.loadAverage.toFixed(1)} |`)
+      console.log(
+        `| ${result.engine} | ${step.rate} | ${step.started} | ${step.completed} | ${step.errored} | ${step.lost} | ${ms(step.firstEventP50Ms)} | ${ms(step.firstEventP99Ms)} | ${step.loadAverage.toFixed(1)} |`,
+      )
     }
   }
   for (const result of results) {
     const all = result.steps.filter((step) => step.completed === step.started)
     const best = all.at(-1)
     const tried = result.steps.at(-1)!
-    const limit = best === undefined ? 'none of the rates tried' : `${best.rate}/s (first event p50 ${ms(best.firstEventP50Ms)} ms, p99 ${ms(best.firstEventP99Ms)} ms)`
-    const above = tried !== best ? `; at ${tried.rate}/s ${tried.completed} of ${tried.started} completed${tried.error ? `, e.g. ${tried.error}` : ''}` : '; the highest rate tried'
+    const limit =
+      best === undefined ? 'none of the rates tried' : `${best.rate}/s (first event p50 ${ms(best.firstEventP50Ms)} ms, p99 ${ms(best.firstEventP99Ms)} ms)`
+    const above =
+      tried !== best
+        ? `; at ${tried.rate}/s ${tried.completed} of ${tried.started} completed${tried.error ? `, e.g. ${tried.error}` : ''}`
+        : '; the highest rate tried'
     console.log(`\nHighest start rate with every turn completed, ${result.engine}: ${limit}${above}`)
   }
 }

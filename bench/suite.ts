@@ -107,11 +107,15 @@ function printTables(relay: RelayResult[], starts: [string, number][], replay: n
   const ms = (value: number) => value.toFixed(2)
   const met = (ok: boolean) => (ok ? 'met' : 'MISSED')
   console.log(`\nMachine: ${os.cpus().length} cores, Node ${process.versions.node}`)
-  console.log(`\nRelay, CLI stdout line → WebSocket client (burst of ${RELAY.burstLines} lines for events/s; ${RELAY.stampedLines} stamped lines at ${RELAY.stampedRate}/s for latency)\n`)
+  console.log(
+    `\nRelay, CLI stdout line → WebSocket client (burst of ${RELAY.burstLines} lines for events/s; ${RELAY.stampedLines} stamped lines at ${RELAY.stampedRate}/s for latency)\n`,
+  )
   console.log('| scenario | events/s | p50 ms | p99 ms | max ms | target ≥ 20,000/s, p99 < 5 ms |')
   console.log('|---|---:|---:|---:|---:|---|')
   for (const r of relay) {
-    console.log(`| ${r.scenario} | ${r.eventsPerSecond.toLocaleString('en')} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.maxMs)} | ${met(r.eventsPerSecond >= 20_000 && r.p99Ms < 5)} |`)
+    console.log(
+      `| ${r.scenario} | ${r.eventsPerSecond.toLocaleString('en')} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${ms(r.maxMs)} | ${met(r.eventsPerSecond >= 20_000 && r.p99Ms < 5)} |`,
+    )
   }
   const plain = relay.find((r) => r.scenario === 'NATS, no persistence')
   const persisted = relay.find((r) => r.scenario === 'NATS + JetStream')
@@ -123,7 +127,9 @@ function printTables(relay: RelayResult[], starts: [string, number][], replay: n
   console.log('| scenario | sessions/s |')
   console.log('|---|---:|')
   for (const [name, perSecond] of starts) console.log(`| ${name} | ${perSecond.toLocaleString('en')} |`)
-  console.log(`\nReplay of ${REPLAY_EVENTS.toLocaleString('en')} stored events to a resuming WebSocket client (NATS + JetStream): ${replay.toLocaleString('en')} events/s (target ≥ 20,000: ${met(replay >= 20_000)})`)
+  console.log(
+    `\nReplay of ${REPLAY_EVENTS.toLocaleString('en')} stored events to a resuming WebSocket client (NATS + JetStream): ${replay.toLocaleString('en')} events/s (target ≥ 20,000: ${met(replay >= 20_000)})`,
+  )
 }
 
 await main()

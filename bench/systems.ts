@@ -94,7 +94,14 @@ export async function startHotPlex(dir: string, cli: Cli): Promise<System> {
     stdio: ['ignore', 'ignore', 'ignore'],
   })
   await waitForPort(port, child)
-  return { name: 'HotPlex v0.10.0', wsUrl: `ws://127.0.0.1:${port}/ws/v1/agent`, protocol: 'hotplex', pids: [child.pid!], gatewayPid: child.pid!, stop: () => terminate(child) }
+  return {
+    name: 'HotPlex v0.10.0',
+    wsUrl: `ws://127.0.0.1:${port}/ws/v1/agent`,
+    protocol: 'hotplex',
+    pids: [child.pid!],
+    gatewayPid: child.pid!,
+    stop: () => terminate(child),
+  }
 }
 
 let configs = 0
@@ -105,7 +112,12 @@ async function ourConfig(dir: string, name: string, cli: Cli, natsUrl: string, e
   return {
     server: { host: '127.0.0.1', port: 0 },
     // Each system its own CLI store: the same session name makes the same CLI session id, which one store holds once.
-    engine: { command: cli.command, args: cli.args, ...engine, env: { CLAUDE_CONFIG_DIR: path.join(dir, `${run}-claude`), ...(engine?.env as Record<string, string> | undefined) } },
+    engine: {
+      command: cli.command,
+      args: cli.args,
+      ...engine,
+      env: { CLAUDE_CONFIG_DIR: path.join(dir, `${run}-claude`), ...(engine?.env as Record<string, string> | undefined) },
+    },
     session: { work_dir: path.join(dir, `${run}-sessions`), marker_dir: path.join(dir, `${run}-markers`) },
     runner: { max_sessions: 5_000 },
     limits: { max_connections_per_ip: 5_000 },

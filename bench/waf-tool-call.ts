@@ -42,11 +42,24 @@ export const WAF_TOOL_CALL_TARGET_MS = 2
 /** The runner's own part of one tool call: hook_callback line in, WAF check, answer line out (µs per call, median of 5 rounds). */
 export function measureGateMicros(): number {
   const recording = JSON.parse(readFileSync(new URL('../test/fakes/recordings/claude-2.1.330-hook-callbacks.json', import.meta.url), 'utf8'))
-  const request = recording.runs[0].transcript.find((entry: { line?: { request?: { subtype?: string } } }) => entry.line?.request?.subtype === 'hook_callback').line
-  const line = JSON.stringify({ ...request, request: { ...request.request, callback_id: PRE_TOOL_USE_CALLBACK_ID, input: { ...request.request.input, tool_input: { command: 'echo hi', description: 'Run command' } } } })
+  const request = recording.runs[0].transcript.find(
+    (entry: { line?: { request?: { subtype?: string } } }) => entry.line?.request?.subtype === 'hook_callback',
+  ).line
+  const line = JSON.stringify({
+    ...request,
+    request: {
+      ...request.request,
+      callback_id: PRE_TOOL_USE_CALLBACK_ID,
+      input: { ...request.request.input, tool_input: { command: 'echo hi', description: 'Run command' } },
+    },
+  })
   const waf = new RunnerWaf({ config: WafConfigSchema.parse({}), log: pino({ level: 'silent' }) })
   let answers = 0
-  const gate = new ToolGateSession({ gate: waf.forSession('bench').attach(() => {}).gate }, () => answers++, () => {})
+  const gate = new ToolGateSession(
+    { gate: waf.forSession('bench').attach(() => {}).gate },
+    () => answers++,
+    () => {},
+  )
   const rounds: number[] = []
   for (let round = 0; round < 5; round++) {
     const t0 = performance.now()
@@ -107,14 +120,17 @@ async function onOff(cli: string, engine: Engine, sandbox: string, calls: number
 /** Median ms from tool_use to tool_result in one running session; the first turn (CLI start) left out. */
 async function toolGap(engine: Engine, sandbox: string, waf: boolean, calls: number): Promise<number> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ar-bench-waf-'))
-  const config = resolveConfig({
-    server: { port: 0 },
-    engine: { command: engine.command, args: engine.args, env: engine.env, network: 'open' },
-    session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
-    sandbox: { mode: sandbox, state_dir: path.join(dir, 'state') },
-    waf: { enabled: waf },
-    log: { level: 'silent' },
-  }, {})
+  const config = resolveConfig(
+    {
+      server: { port: 0 },
+      engine: { command: engine.command, args: engine.args, env: engine.env, network: 'open' },
+      session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
+      sandbox: { mode: sandbox, state_dir: path.join(dir, 'state') },
+      waf: { enabled: waf },
+      log: { level: 'silent' },
+    },
+    {},
+  )
   const service = await startService('dev', config, createLogger('silent', 'bench'))
   const client = await WsClient.connect(service.address!.replace('localhost', '127.0.0.1').replace(/^http/, 'ws') + '/ws/v1/agent')
   try {
@@ -142,14 +158,20 @@ function mid(values: number[]): number {
 }
 
 export function printWafToolCall(results: WafToolCallCost[], gateMicros = measureGateMicros()): void {
-  console.log('\nWAF at the tool call (in-process dev service; tool_use → tool_result of `echo hi` in one running session, WAF on and off, medians; event stamps in whole ms)\n')
+  console.log(
+    '\nWAF at the tool call (in-process dev service; tool_use → tool_result of `echo hi` in one running session, WAF on and off, medians; event stamps in whole ms)\n',
+  )
   console.log(`| CLI | calls | WAF on ms | WAF off ms | added ms per call (target < ${WAF_TOOL_CALL_TARGET_MS}) |`)
   console.log('|---|---:|---:|---:|---:|')
   for (const r of results) {
     const added = r.onMs - r.offMs
-    console.log(`| ${r.cli} | ${r.calls} | ${r.onMs.toFixed(1)} | ${r.offMs.toFixed(1)} | ${added.toFixed(1)} ${added < WAF_TOOL_CALL_TARGET_MS ? 'met' : 'NOT met'} |`)
+    console.log(
+      `| ${r.cli} | ${r.calls} | ${r.onMs.toFixed(1)} | ${r.offMs.toFixed(1)} | ${added.toFixed(1)} ${added < WAF_TOOL_CALL_TARGET_MS ? 'met' : 'NOT met'} |`,
+    )
   }
-  console.log(`\nThe runner's part alone (recorded hook_callback line in → WAF check → answer line out, in-process, ${GATE_CALLS.toLocaleString('en')} calls × 5): ${gateMicros.toFixed(1)} µs per call`)
+  console.log(
+    `\nThe runner's part alone (recorded hook_callback line in → WAF check → answer line out, in-process, ${GATE_CALLS.toLocaleString('en')} calls × 5): ${gateMicros.toFixed(1)} µs per call`,
+  )
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) printWafToolCall(await measureWafToolCall())

@@ -51,11 +51,7 @@ export interface NatsBusOptions {
 export type NatsAuth = { user: string; password: string } | { token: string } | { credsFile: string } | { creds: () => string }
 
 /** Connection changes worth acting on; NATS's other status events are left out. */
-export type NatsBusStatus =
-  | { type: 'disconnect'; server: string }
-  | { type: 'reconnect'; server: string }
-  | { type: 'error'; error: Error }
-  | { type: 'close' }
+export type NatsBusStatus = { type: 'disconnect'; server: string } | { type: 'reconnect'; server: string } | { type: 'error'; error: Error } | { type: 'close' }
 
 const consoleLogger: NatsBusLogger = {
   warn: (obj, msg) => console.warn(msg, obj),

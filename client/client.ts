@@ -32,11 +32,30 @@ export type ConnectionStatus =
 /** A request waiting for its answer: a turn's events, or one reply (`stats`, `version`). */
 type Pending =
   | { kind: 'turn'; frame: Frame; sessionId: string; queue: EventQueue<ServiceEvent>; attempts: number; sent: boolean; started: boolean }
-  | { kind: 'reply'; frame: Frame; answer: 'stats' | 'version' | 'stopped'; resolve: (event: ServiceEvent) => void; reject: (err: Error) => void; attempts: number; sent: boolean }
-  | { kind: 'steer'; frame: Frame; sessionId: string; id: string; resolve: (event: SteeringResolution) => void; reject: (err: Error) => void; attempts: number; sent: boolean }
+  | {
+      kind: 'reply'
+      frame: Frame
+      answer: 'stats' | 'version' | 'stopped'
+      resolve: (event: ServiceEvent) => void
+      reject: (err: Error) => void
+      attempts: number
+      sent: boolean
+    }
+  | {
+      kind: 'steer'
+      frame: Frame
+      sessionId: string
+      id: string
+      resolve: (event: SteeringResolution) => void
+      reject: (err: Error) => void
+      attempts: number
+      sent: boolean
+    }
 
 /** The frames this client sends (contract/frames.ts), each with its own request id. */
-type Frame = Extract<ClientFrame, { type: 'execute' | 'stop' | 'stats' | 'version' | 'attach' | 'permission_reply' | 'answer' | 'reject' }> & { request_id: string }
+type Frame = Extract<ClientFrame, { type: 'execute' | 'stop' | 'stats' | 'version' | 'attach' | 'permission_reply' | 'answer' | 'reject' }> & {
+  request_id: string
+}
 
 /**
  * A client of the native WebSocket protocol. One connection carries every
@@ -152,7 +171,14 @@ export class AgentClient implements SessionPort {
     const request_id = this.#requestId()
     const frame: Frame =
       reply.kind === 'permission'
-        ? { type: 'permission_reply', request_id, session_id: sessionId, permission_id: reply.id, decision: reply.decision, ...(reply.message !== undefined && { message: reply.message }) }
+        ? {
+            type: 'permission_reply',
+            request_id,
+            session_id: sessionId,
+            permission_id: reply.id,
+            decision: reply.decision,
+            ...(reply.message !== undefined && { message: reply.message }),
+          }
         : reply.kind === 'answer'
           ? { type: 'answer', request_id, session_id: sessionId, question_id: reply.id, answers: reply.answers }
           : { type: 'reject', request_id, session_id: sessionId, question_id: reply.id, ...(reply.message !== undefined && { message: reply.message }) }
@@ -198,7 +224,10 @@ export class AgentClient implements SessionPort {
   async #connect(reconnecting: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.#socket = await this.#open(this.#url, this.#apiKey, { message: (text) => this.#onMessage(text), closed: (code, reason) => this.#onClosed(code, reason) })
+        this.#socket = await this.#open(this.#url, this.#apiKey, {
+          message: (text) => this.#onMessage(text),
+          closed: (code, reason) => this.#onClosed(code, reason),
+        })
         if (this.#closed) return this.#socket.close()
         this.#onStatus?.({ state: 'open' })
         this.#resume()
@@ -291,7 +320,8 @@ export class AgentClient implements SessionPort {
 
   /** Requests for a person go to the session's handlers; a resolution settles this client's answers to it. */
   #observeSteering(sessionId: string, event: ServiceEvent): void {
-    if (event.event !== 'permission_request' && event.event !== 'question' && event.event !== 'permission_resolved' && event.event !== 'question_resolved') return
+    if (event.event !== 'permission_request' && event.event !== 'question' && event.event !== 'permission_resolved' && event.event !== 'question_resolved')
+      return
     this.#watch(sessionId).observe(event)
     if (event.event !== 'permission_resolved' && event.event !== 'question_resolved') return
     for (const [requestId, pending] of this.#pending) {

@@ -20,7 +20,13 @@ export const openNodeSocket: OpenSocket = (url, apiKey, handlers) =>
         const status = response.statusCode ?? 0
         const code = errorCodeIn(body)
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now())
-        reject(new HandshakeError(`the service refused the connection: ${status}${code ? ` ${code}` : ''} ${messageIn(body)}`.trim(), { code, status, retryAfterMs }))
+        reject(
+          new HandshakeError(`the service refused the connection: ${status}${code ? ` ${code}` : ''} ${messageIn(body)}`.trim(), {
+            code,
+            status,
+            retryAfterMs,
+          }),
+        )
         socket.terminate()
       })
     })

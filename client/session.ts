@@ -87,7 +87,12 @@ export class Session {
    * rejects with a ServiceError (PERMISSION_NOT_FOUND, ALREADY_ANSWERED, …).
    */
   permissionReply(permissionId: string, decision: PermissionDecision, message?: string): Promise<PermissionResolved> {
-    return this.#port.reply(this.id, { kind: 'permission', id: permissionId, decision, ...(message !== undefined && { message }) }) as Promise<PermissionResolved>
+    return this.#port.reply(this.id, {
+      kind: 'permission',
+      id: permissionId,
+      decision,
+      ...(message !== undefined && { message }),
+    }) as Promise<PermissionResolved>
   }
 
   /** Answers a question: one list of chosen labels (or free text) per question; resolves with its `question_resolved`. */

@@ -1,5 +1,14 @@
 import type { ServiceEvent } from '../contract/events.ts'
-import { OpenRequests, steeringId, type PermissionRequested, type PermissionResolved, type QuestionAsked, type QuestionResolved, type SteeringRequest, type SteeringResolution } from './steering.ts'
+import {
+  OpenRequests,
+  steeringId,
+  type PermissionRequested,
+  type PermissionResolved,
+  type QuestionAsked,
+  type QuestionResolved,
+  type SteeringRequest,
+  type SteeringResolution,
+} from './steering.ts'
 
 /** What a handler gets with a request: aborted (its reason the resolution) and resolved once anyone settles it. */
 export interface SteeringContext<R extends SteeringResolution> {

@@ -30,7 +30,10 @@ export class HandshakeError extends Error {
   readonly code: ErrorCode | undefined
   readonly status: number | undefined
   readonly retryAfterMs: number | undefined
-  constructor(message: string, details: { code?: ErrorCode | undefined; status?: number | undefined; retryAfterMs?: number | undefined; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    details: { code?: ErrorCode | undefined; status?: number | undefined; retryAfterMs?: number | undefined; cause?: unknown } = {},
+  ) {
     super(message, { cause: details.cause })
     this.code = details.code
     this.status = details.status
@@ -48,7 +51,8 @@ export function webSocketUrl(address: string): string {
   }
   if (url.protocol === 'http:') url.protocol = 'ws:'
   else if (url.protocol === 'https:') url.protocol = 'wss:'
-  else if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new TypeError(`"${address}": the service's address starts with http://, https://, ws:// or wss://`)
+  else if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
+    throw new TypeError(`"${address}": the service's address starts with http://, https://, ws:// or wss://`)
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/ws/v1/agent'
   return url.toString()
 }

@@ -18,7 +18,10 @@ export const SessionId = z
   .string()
   .min(1)
   .max(256)
-  .refine((id) => id.isWellFormed(), 'the session id must be well-formed UTF-16 text (it holds a lone surrogate, such as \\ud800 not followed by a low surrogate)')
+  .refine(
+    (id) => id.isWellFormed(),
+    'the session id must be well-formed UTF-16 text (it holds a lone surrogate, such as \\ud800 not followed by a low surrogate)',
+  )
 
 /**
  * When the gateway stops waiting for the reply (epoch ms, the gateway's clock). A runner that

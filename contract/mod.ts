@@ -11,4 +11,15 @@ export type { ErrorCode } from './errors.ts'
 export { Stats, emptyStats, addStats } from './stats.ts'
 export { DemandAnswer, DemandRefusal, DemandRequest } from './demand.ts'
 export { isInside, workDirProblem, workDirRejected, workDirRoot } from './work-dir.ts'
-export { Answers, PendingRequests, PermissionDecision, PermissionRequest, QuestionItem, QuestionRequest, ReplyBody, ResolutionSource, SteeringReply, replyOfBody } from './steering.ts'
+export {
+  Answers,
+  PendingRequests,
+  PermissionDecision,
+  PermissionRequest,
+  QuestionItem,
+  QuestionRequest,
+  ReplyBody,
+  ResolutionSource,
+  SteeringReply,
+  replyOfBody,
+} from './steering.ts'

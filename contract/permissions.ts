@@ -122,7 +122,17 @@ export function permissionsFor(spec: PermissionSpec): NatsPermissions {
       // takeovers need other runners' subjects and leases). Sandbox pods serving one session
       // get 'session-runner' instead.
       return {
-        publish: { allow: [s.allEvents, s.allLive, s.runner('*'), `$KV.${js.bucket('sessions')}.>`, `$KV.${js.bucket('runners')}.>`, ...streamApi([js.events, js.bucketStream('sessions'), js.bucketStream('runners')])], deny: [...STREAM_ADMIN_DENY] },
+        publish: {
+          allow: [
+            s.allEvents,
+            s.allLive,
+            s.runner('*'),
+            `$KV.${js.bucket('sessions')}.>`,
+            `$KV.${js.bucket('runners')}.>`,
+            ...streamApi([js.events, js.bucketStream('sessions'), js.bucketStream('runners')]),
+          ],
+          deny: [...STREAM_ADMIN_DENY],
+        },
         subscribe: { allow: [s.runner('*'), s.place, s.control, inbox], deny: none },
         allowResponses: true,
         inboxPrefix,

@@ -80,7 +80,8 @@ export type ReplyBody = z.output<typeof ReplyBody>
 
 /** The reply a body asks for. */
 export function replyOfBody(body: ReplyBody): SteeringReply {
-  if ('permission_id' in body) return { kind: 'permission', id: body.permission_id, decision: body.decision, ...(body.message !== undefined && { message: body.message }) }
+  if ('permission_id' in body)
+    return { kind: 'permission', id: body.permission_id, decision: body.decision, ...(body.message !== undefined && { message: body.message }) }
   if ('answers' in body) return { kind: 'answer', id: body.question_id, answers: body.answers }
   return { kind: 'reject', id: body.question_id, ...(body.message !== undefined && { message: body.message }) }
 }

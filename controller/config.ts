@@ -113,7 +113,10 @@ export const ControllerConfigSchema = z.strictObject({
       /** A file holding the account's signing key seed (`SA…`), e.g. a mounted Secret. */
       signing_key_file: z.string().min(1),
       /** The account's public key (`A…`) when the seed is one of its signing keys rather than the account key. */
-      account: z.string().regex(/^A[A-Z2-7]{55}$/, 'an account public key (A followed by 55 base-32 characters)').optional(),
+      account: z
+        .string()
+        .regex(/^A[A-Z2-7]{55}$/, 'an account public key (A followed by 55 base-32 characters)')
+        .optional(),
       /** Lifetime of a session credential; the controller renews it after two thirds. */
       ttl: DurationMs('1h'),
     })

@@ -85,14 +85,27 @@ export class Controller {
     this.#log = log
     this.#observer = options.observer
     this.#placesSessions = assigner !== undefined
-    this.#informer = new PodInformer({ api, selector: poolSelector(config.pool), clock, log: log.child({ part: 'informer' }), onChange: (pod) => this.#podSeen(pod) })
+    this.#informer = new PodInformer({
+      api,
+      selector: poolSelector(config.pool),
+      clock,
+      log: log.child({ part: 'informer' }),
+      onChange: (pod) => this.#podSeen(pod),
+    })
     this.#passes = new PassLoop({ clock, leading: () => this.#leadership.leading, pass: () => this.#pass() })
     this.#renewals = assigner && new CredentialRenewals({ assigner, clock, log, background: this.#background })
     const shared = { api, log, caches: this.#caches, demands: this.#demands, stats: this.stats, soon: () => this.#passes.soon() }
     this.#actions = new ActionRunner({
       ...shared,
       events: options.events,
-      podEvents: new PodEvents({ api, clock, log, identity: this.identity, uidOf: (pod) => this.#informer.get(pod)?.metadata?.uid, background: this.#background }),
+      podEvents: new PodEvents({
+        api,
+        clock,
+        log,
+        identity: this.identity,
+        uidOf: (pod) => this.#informer.get(pod)?.metadata?.uid,
+        background: this.#background,
+      }),
       pods: new SandboxPods({ ...shared, config, assigner, random: options.random }),
       placement: assigner && this.#renewals && new Placement({ ...shared, assigner, renewals: this.#renewals, clock }),
     })

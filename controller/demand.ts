@@ -46,7 +46,8 @@ export class BusDemandSource implements DemandSource {
         }
         handler(demand).then(
           (answer) => msg.respond(JSON.stringify(answer)),
-          (err: unknown) => msg.respond(JSON.stringify({ ok: false, code: 'INTERNAL', message: String((err as Error)?.message ?? err) } satisfies DemandAnswer)),
+          (err: unknown) =>
+            msg.respond(JSON.stringify({ ok: false, code: 'INTERNAL', message: String((err as Error)?.message ?? err) } satisfies DemandAnswer)),
         )
       },
       // One group: should two replicas both believe they lead for a moment, one answers.

@@ -20,14 +20,16 @@ export interface LeaseObservation {
   seenAt: number
 }
 
-export type LeaseDecision =
-  | { action: 'create' }
-  | { action: 'renew' }
-  | { action: 'acquire' }
-  | { action: 'wait'; until: number; holder: string }
+export type LeaseDecision = { action: 'create' } | { action: 'renew' } | { action: 'acquire' } | { action: 'wait'; until: number; holder: string }
 
 /** What to do with the lease as read now: pure, tested with a table. */
-export function decideLease(input: { lease: V1Lease | undefined; identity: string; now: number; observed: LeaseObservation | undefined; durationMs: number }): LeaseDecision {
+export function decideLease(input: {
+  lease: V1Lease | undefined
+  identity: string
+  now: number
+  observed: LeaseObservation | undefined
+  durationMs: number
+}): LeaseDecision {
   const { lease, identity, now, observed } = input
   if (lease === undefined) return { action: 'create' }
   const holder = lease.spec?.holderIdentity ?? ''

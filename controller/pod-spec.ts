@@ -4,7 +4,13 @@ import type { SandboxSettings } from './config.ts'
 import { ANNOTATION, COMPONENT, LABEL, MANAGED_BY } from './labels.ts'
 
 /** Where the sandbox volumes are mounted in the runner container. */
-export const SANDBOX_PATHS = { sandbox: '/sandbox', home: '/home/agent', tmp: '/tmp', config: '/etc/agent-runtime', nats: '/var/run/agent-runtime/nats' } as const
+export const SANDBOX_PATHS = {
+  sandbox: '/sandbox',
+  home: '/home/agent',
+  tmp: '/tmp',
+  config: '/etc/agent-runtime',
+  nats: '/var/run/agent-runtime/nats',
+} as const
 
 /** The key of a pod's own NATS credential in its Secret (per-session credentials). */
 export const POD_CREDS_KEY = 'pod.creds'

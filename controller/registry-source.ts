@@ -20,7 +20,12 @@ export function registrySessionSource(registry: SessionRegistry, log: Logger, no
   let cache: Map<string, DesiredSession> | undefined
   /** When each closed session's record was deleted, to forget it after CLOSED_KEPT_MS. */
   const closedAt = new Map<string, number>()
-  const desired = (r: SessionRecord): DesiredSession => ({ session_id: r.session_id, ...(r.owner !== undefined && { owner: r.owner }), state: r.state, last_active: r.last_active })
+  const desired = (r: SessionRecord): DesiredSession => ({
+    session_id: r.session_id,
+    ...(r.owner !== undefined && { owner: r.owner }),
+    state: r.state,
+    last_active: r.last_active,
+  })
   return {
     async list(): Promise<DesiredSession[]> {
       if (cache !== undefined) return [...cache.values()].map((s) => ({ ...s }))

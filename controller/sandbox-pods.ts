@@ -84,10 +84,18 @@ export class SandboxPods {
     const name = newPodName(pool, this.#random)
     const forget = this.#caches.created(name, purpose, now)
     const warmCreds = this.#assigner?.warmPod(name)
-    const pod = buildSandboxPod({ name, pool, namespace: this.#api.namespace, settings: this.#config.sandbox, purpose, credentials: warmCreds && { inboxPrefix: warmCreds.inboxPrefix } })
+    const pod = buildSandboxPod({
+      name,
+      pool,
+      namespace: this.#api.namespace,
+      settings: this.#config.sandbox,
+      purpose,
+      credentials: warmCreds && { inboxPrefix: warmCreds.inboxPrefix },
+    })
     try {
       const created = await this.#api.createPod(pod)
-      if (warmCreds !== undefined) await this.#api.createSecret(credentialsSecret({ name, uid: created.metadata!.uid! }, pool, this.#api.namespace, warmCreds.creds))
+      if (warmCreds !== undefined)
+        await this.#api.createSecret(credentialsSecret({ name, uid: created.metadata!.uid! }, pool, this.#api.namespace, warmCreds.creds))
     } catch (err) {
       forget()
       if (isConflict(err)) {
@@ -96,7 +104,8 @@ export class SandboxPods {
         return true
       }
       this.#log.warn({ err, pod: name }, 'creating a sandbox pod failed')
-      if (purpose.kind === 'cold') this.#demands.answer(purpose.sessionId, { ok: false, code: 'INTERNAL', message: `creating a pod failed: ${(err as Error).message.split('\n')[0]}` })
+      if (purpose.kind === 'cold')
+        this.#demands.answer(purpose.sessionId, { ok: false, code: 'INTERNAL', message: `creating a pod failed: ${(err as Error).message.split('\n')[0]}` })
       return false
     }
     this.#stats.created++

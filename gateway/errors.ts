@@ -35,7 +35,8 @@ export function toHttpError(err: unknown): ServiceError {
   const status = fastify?.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // JSON.parse failures from content parsers are SyntaxErrors with status 400.
-    const code: ErrorCode = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : err instanceof SyntaxError ? 'BAD_JSON' : 'BAD_REQUEST'
+    const code: ErrorCode =
+      status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : err instanceof SyntaxError ? 'BAD_JSON' : 'BAD_REQUEST'
     return new ServiceError(code, String(fastify!.message), { cause: err })
   }
   return toServiceError(err)
@@ -112,7 +113,9 @@ export function registerErrorHandling(app: FastifyInstance, options: { log: Logg
  * percent-encoding is broken) get `{code, message}` too, not fastify's body.
  */
 export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const failure = new ServiceError('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (bad percent-encoding)' : error.message, { cause: error })
+  const failure = new ServiceError('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (bad percent-encoding)' : error.message, {
+    cause: error,
+  })
   void reply.code(failure.status).type('application/json; charset=utf-8').send(failure.toBody())
 }
 
@@ -140,7 +143,8 @@ export function clientError(error: NodeJS.ErrnoException, socket: Socket): void 
 
 /** Sends `{code, message}` with the code's status. */
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ServiceError, log: Logger, retryAfterMs: number): FastifyReply {
-  if (error.status >= 500 && error.status !== 503) log.error({ err: error.cause ?? error, method: request.method, route: request.routeOptions.url }, 'request failed')
+  if (error.status >= 500 && error.status !== 503)
+    log.error({ err: error.cause ?? error, method: request.method, route: request.routeOptions.url }, 'request failed')
   setRetryAfter(reply, error, retryAfterMs)
   // A refused WebSocket handshake: the socket is closed after this answer.
   if (request.ws) reply.header('connection', 'close')

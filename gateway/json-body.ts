@@ -14,7 +14,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true })
  * body (OpenCode clients send `Content-Type: application/json` with none).
  */
 export function strictJsonBody(scope: FastifyInstance, options: { emptyIsUndefined?: boolean } = {}): void {
-  const parse = scope.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => void
+  const parse = scope.getDefaultJsonParser('error', 'error') as (
+    request: FastifyRequest,
+    body: string,
+    done: (err: Error | null, value?: unknown) => void,
+  ) => void
   scope.removeContentTypeParser('application/json')
   scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string

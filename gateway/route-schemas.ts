@@ -39,5 +39,8 @@ function zodSchema(schema: unknown, part: string): z.ZodType {
 function parsePart(schema: z.ZodType, data: unknown, part: string): unknown {
   const result = schema.safeParse(data)
   if (result.success) return result.data
-  throw new ServiceError('BAD_REQUEST', invalidFieldMessage(result.error.issues[0]!, data, part).replace(/^field /, part === 'querystring' ? 'query parameter ' : `${part} `))
+  throw new ServiceError(
+    'BAD_REQUEST',
+    invalidFieldMessage(result.error.issues[0]!, data, part).replace(/^field /, part === 'querystring' ? 'query parameter ' : `${part} `),
+  )
 }

@@ -158,7 +158,10 @@ export class RunnerClient implements Runners {
   async #request(subject: string, command: Command): Promise<BusMessage | undefined> {
     // A session command carries when this wait ends, less the time a late reply needs to get back:
     // a runner that gets it after that (frozen, swamped) drops it, so RUNNER_TIMEOUT means "not run".
-    const sent = 'session_id' in command ? { ...command, deadline: Math.floor(Date.now() + this.#timeoutMs - Math.min(DEADLINE_MARGIN_MS, this.#timeoutMs / 10)) } : command
+    const sent =
+      'session_id' in command
+        ? { ...command, deadline: Math.floor(Date.now() + this.#timeoutMs - Math.min(DEADLINE_MARGIN_MS, this.#timeoutMs / 10)) }
+        : command
     try {
       return await this.#bus.request(subject, JSON.stringify(sent), { timeoutMs: this.#timeoutMs })
     } catch (err) {

@@ -77,7 +77,12 @@ export interface HttpTimeouts {
 
 const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 }
 
-const DEFAULT_SECURITY: SecurityOptions = { auth: AuthConfigSchema.parse({}), limits: LimitsConfigSchema.parse({}), pingIntervalMs: 30_000, taskPulseMs: 30_000 }
+const DEFAULT_SECURITY: SecurityOptions = {
+  auth: AuthConfigSchema.parse({}),
+  limits: LimitsConfigSchema.parse({}),
+  pingIntervalMs: 30_000,
+  taskPulseMs: 30_000,
+}
 
 /** How often the owners of running turns this gateway follows are checked for life. */
 const OWNER_CHECK_MS = 1_000
@@ -110,7 +115,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const state = options.state ?? { registry: new MemoryRegistry() }
   const hub = new SessionHub(bus, options.subjectPrefix, log, state.events)
   const active = new ActiveSessions(security.limits.max_active_sessions, (sessionId, listener) => hub.attach(sessionId, listener))
-  const runners = new AdmittingRunners(new RunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases), active, options.lifecycle)
+  const runners = new AdmittingRunners(
+    new RunnerClient(bus, options.subjectPrefix, options.requestTimeoutMs, state.registry, state.leases),
+    active,
+    options.lifecycle,
+  )
   options.lifecycle?.addWork(() => active.count)
   const watchdog = new TurnWatchdog(hub, runners, OWNER_CHECK_MS, log.child({ component: 'watchdog' }))
   app.addHook('onClose', async () => watchdog.stop())
@@ -156,7 +165,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     },
   })
   if (options.chat?.enabled) {
-    await app.register(registerChat, { settings: options.chat, runners, hub, log, ...(owners.enabled && { admit: (tenant: string, sessionId: string) => owners.admit(tenant, sessionId) }) })
+    await app.register(registerChat, {
+      settings: options.chat,
+      runners,
+      hub,
+      log,
+      ...(owners.enabled && { admit: (tenant: string, sessionId: string) => owners.admit(tenant, sessionId) }),
+    })
   }
   await registerOpencode(app, {
     runners,
@@ -182,7 +197,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 async function sessionOwners(options: GatewayOptions, auth: AuthConfig, state: NonNullable<GatewayOptions['state']>): Promise<SessionOwners> {
   if (!tenancyEnabled(auth)) return new SessionOwners()
   // Durable: in dev mode a file beside the markers, since a session's conversation outlives the process.
-  const claims = options.tenantClaims ?? (state.documents ? await state.documents<TenantClaim>('tenants', { durable: true }) : new MemoryDocuments<TenantClaim>())
+  const claims =
+    options.tenantClaims ?? (state.documents ? await state.documents<TenantClaim>('tenants', { durable: true }) : new MemoryDocuments<TenantClaim>())
   const events = state.events
   return new SessionOwners({
     claims,

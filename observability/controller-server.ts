@@ -40,12 +40,19 @@ const ReadyBody = {
  * - GET /readyz → 200 `{status: "ready", leading, checks: {bus, kube}}`, or 503 `not_ready`;
  * - GET /metrics → the Prometheus text format (ControllerMetrics).
  */
-export function registerControllerRoutes(app: FastifyInstance, options: Pick<ControllerServerOptions, 'metrics' | 'leading'> & { readiness: Readiness<ControllerChecks> }): void {
+export function registerControllerRoutes(
+  app: FastifyInstance,
+  options: Pick<ControllerServerOptions, 'metrics' | 'leading'> & { readiness: Readiness<ControllerChecks> },
+): void {
   const { metrics, readiness } = options
-  app.get('/healthz', { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } } } }, async (_request, reply) => {
-    reply.header('cache-control', 'no-store')
-    return { status: 'alive' }
-  })
+  app.get(
+    '/healthz',
+    { schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] } } } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
+      return { status: 'alive' }
+    },
+  )
   app.get('/readyz', { schema: { response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
     const state = await readiness.state()
     reply.header('cache-control', 'no-store')

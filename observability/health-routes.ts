@@ -71,7 +71,9 @@ export function registerHealthRoutes(app: FastifyInstance, options: HealthRoutes
   app.get('/health/ready', { config: OPEN, schema: { response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
     const state = await readiness.state()
     reply.header('cache-control', 'no-store')
-    return reply.code(state.ready ? 200 : 503).send({ status: state.status, checks: state.checks, ...(state.sandbox !== undefined && { sandbox: state.sandbox }) })
+    return reply
+      .code(state.ready ? 200 : 503)
+      .send({ status: state.status, checks: state.checks, ...(state.sandbox !== undefined && { sandbox: state.sandbox }) })
   })
   app.get('/metrics', async (_request, reply) => {
     reply.header('cache-control', 'no-store').type(metrics.contentType)

@@ -36,7 +36,13 @@ export function createRunnerObserver({ metrics, spans, log }: RunnerObserverDeps
           metrics.sessionError(event.error.code)
           // spec §6.3: error for an execution failure, warn for what the client can fix or retry.
           const failure = isErrorCode(event.error.code) && ErrorCodes[event.error.code].status >= 500
-          const context = { session_id: event.session_id, turn_id: event.turn_id, code: event.error.code, err_message: event.error.message, tool: event.tool?.name }
+          const context = {
+            session_id: event.session_id,
+            turn_id: event.turn_id,
+            code: event.error.code,
+            err_message: event.error.message,
+            tool: event.tool?.name,
+          }
           log[failure ? 'error' : 'warn'](context, isTurnEnd(event) ? 'turn failed' : 'tool call refused')
         }
         spans?.event(event)
@@ -45,7 +51,10 @@ export function createRunnerObserver({ metrics, spans, log }: RunnerObserverDeps
     dangerBlocked: (block) => {
       guard('dangerBlocked', () => {
         metrics.dangerBlocked(block.category)
-        log.warn({ session_id: block.session_id, turn_id: block.turn_id, category: block.category, rule_id: block.rule_id, tool: block.tool_name }, 'WAF blocked an operation')
+        log.warn(
+          { session_id: block.session_id, turn_id: block.turn_id, category: block.category, rule_id: block.rule_id, tool: block.tool_name },
+          'WAF blocked an operation',
+        )
         spans?.dangerBlocked(block)
       })
     },

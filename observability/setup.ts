@@ -60,7 +60,8 @@ export async function startObservability(options: ObservabilityOptions): Promise
   let sandbox: 'bwrap' | 'none' | undefined
   const readinessOptions = { draining: options.draining, sandbox: () => sandbox }
   const readinessFor = () => {
-    if (mode === 'runner') readiness ??= new Readiness(engines.length > 0 ? runnerReadiness(engines, bus) : async () => RUNNER_READY.failed, RUNNER_READY, readinessOptions)
+    if (mode === 'runner')
+      readiness ??= new Readiness(engines.length > 0 ? runnerReadiness(engines, bus) : async () => RUNNER_READY.failed, RUNNER_READY, readinessOptions)
     else if (settings.readiness === 'bus') readiness ??= new Readiness(busConnectionReadiness(bus, settings.subjectPrefix), BUS_READY, readinessOptions)
     else readiness ??= new Readiness(busReadiness(bus, settings.subjectPrefix), RUNNER_READY, readinessOptions)
     return readiness

@@ -75,7 +75,11 @@ export class TurnSpans {
       case 'question': {
         const id = event.event === 'question' ? event.question.id : event.permission.id
         const tool = event.event === 'permission_request' ? event.permission.tool : undefined
-        const attributes: Record<string, string> = { 'session.id': turn.sessionId, namespace: this.#namespace, 'permission.kind': event.event === 'question' ? 'question' : 'permission' }
+        const attributes: Record<string, string> = {
+          'session.id': turn.sessionId,
+          namespace: this.#namespace,
+          'permission.kind': event.event === 'question' ? 'question' : 'permission',
+        }
         if (tool) attributes['tool.name'] = tool.name
         const parent = (tool?.id !== undefined ? turn.tools.get(tool.id) : undefined) ?? turn.span
         turn.waits.set(id, this.#tracing.startSpan('permission.wait', { attributes, parent }))

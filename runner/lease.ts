@@ -103,7 +103,14 @@ export class LeaseKeeper {
     if (this.#lastRenewed > 0 && sent - this.#lastRenewed >= this.#options.ttlMs * LAST_CHANCE_SHARE) this.#fenceDue(true)
     this.#inFlight++
     try {
-      await leases.renew({ runner_id: runnerId, host: os.hostname(), pid: process.pid, sessions: this.#options.sessions(), max_sessions: maxSessions, renewed_at: sent })
+      await leases.renew({
+        runner_id: runnerId,
+        host: os.hostname(),
+        pid: process.pid,
+        sessions: this.#options.sessions(),
+        max_sessions: maxSessions,
+        renewed_at: sent,
+      })
     } finally {
       this.#inFlight--
     }

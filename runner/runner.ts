@@ -150,7 +150,10 @@ export class Runner {
     const headers = { [RUNNER_HEADER]: this.id }
     if (pastDeadline(command)) {
       // The gateway gave up on it and told its client so: doing it now would surprise everyone.
-      this.#options.log.warn({ command: command.type, ...('session_id' in command && { session_id: command.session_id }), late_ms: lateBy(command) }, 'command arrived after its deadline; dropped')
+      this.#options.log.warn(
+        { command: command.type, ...('session_id' in command && { session_id: command.session_id }), late_ms: lateBy(command) },
+        'command arrived after its deadline; dropped',
+      )
       msg.respond(errorReply(expired(command).toBody()), headers)
       return
     }
@@ -170,7 +173,8 @@ export class Runner {
     switch (command.type) {
       case 'version': {
         const { engines } = this.#options.settings
-        const named = command.engine ?? (command.session_id === undefined ? undefined : (await this.#options.state.registry.get(command.session_id))?.value.engine)
+        const named =
+          command.engine ?? (command.session_id === undefined ? undefined : (await this.#options.state.registry.get(command.session_id))?.value.engine)
         const slot = engines.get(named)
         const version = await slot.engine.version()
         // Asked about no engine nor session (a client's plain `version`, the gateway's readiness): how every engine answers, too.
@@ -203,7 +207,11 @@ export class Runner {
         if (owned) return okReply('stop', await owned.session.stop(command.reason, command.request_id))
         // Nothing runs anywhere for it, but the client still learns it is stopped.
         const seq = (await this.#options.state.events.lastSeq(sessionId)) + 1
-        const stopped = { event: 'stopped' as const, ...(command.reason !== undefined && { data: command.reason }), ...(command.request_id !== undefined && { request_id: command.request_id }) }
+        const stopped = {
+          event: 'stopped' as const,
+          ...(command.reason !== undefined && { data: command.reason }),
+          ...(command.request_id !== undefined && { request_id: command.request_id }),
+        }
         this.#events.append(stamp(stopped, sessionId, seq), this.#leaseHolds)
         return okReply('stop', { stopped: false })
       }
@@ -232,6 +240,8 @@ export class Runner {
 
   /** Joins the placement group while there is room, leaves it when full. */
   #updatePlacement(): void {
-    this.#placement.update(this.#options.onlySession === undefined && !this.#sessions.closing && !this.#draining && this.#sessions.size < this.#options.maxSessions)
+    this.#placement.update(
+      this.#options.onlySession === undefined && !this.#sessions.closing && !this.#draining && this.#sessions.size < this.#options.maxSessions,
+    )
   }
 }

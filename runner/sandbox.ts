@@ -58,7 +58,7 @@ export async function resolveSandbox(base: string, sessionId: string, requested:
     throw fsFailure(wanted, err)
   })
   if (!isInside(realBase, final)) throw workDirRejected(wanted, 'a symlink in it points outside the sandbox base')
-  if (byDefault && final !== target) throw workDirRejected(wanted, 'the session\'s sandbox is a symlink')
+  if (byDefault && final !== target) throw workDirRejected(wanted, "the session's sandbox is a symlink")
   return final
 }
 
@@ -87,7 +87,8 @@ export async function verifySandbox(base: string, dir: string): Promise<string> 
       throw fsFailure(label, err)
     })
   }
-  if (real !== dir) throw workDirRejected(label, isInside(realBase, real) ? 'a symlink in it points elsewhere' : 'a symlink in it points outside the sandbox base')
+  if (real !== dir)
+    throw workDirRejected(label, isInside(realBase, real) ? 'a symlink in it points elsewhere' : 'a symlink in it points outside the sandbox base')
   return dir
 }
 
@@ -96,7 +97,6 @@ export async function sandboxLabel(base: string, dir: string): Promise<string> {
   const realBase = await realpath(base).catch(() => path.resolve(base))
   return labelFor(realBase, dir)
 }
-
 
 /** The base, created when missing, with symlinks resolved; failures are the operator's (config), so they keep the path. */
 async function realBaseOf(base: string): Promise<string> {
@@ -140,4 +140,3 @@ function fsFailure(label: string, err: unknown): ServiceError {
   if (code === 'ELOOP') return workDirRejected(label, 'it has a symlink loop')
   return new ServiceError('INTERNAL', `the sandbox "${label}" could not be prepared (${code ?? 'error'})`, { cause: err })
 }
-

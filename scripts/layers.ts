@@ -100,7 +100,8 @@ export function cycleViolations(imports: readonly Import[], allowed: readonly Al
   const files = new Set(imports.map((edge) => edge.from))
   const isAllowed = (edge: Import) => allowed.some((a) => a.from === edge.from && a.to === edge.to)
   for (const a of allowed) {
-    if (!imports.some((edge) => edge.from === a.from && edge.to === a.to)) problems.push(`stale: the allowed import ${a.from} -> ${a.to} no longer exists; drop it from ALLOWED_CYCLE_EDGES`)
+    if (!imports.some((edge) => edge.from === a.from && edge.to === a.to))
+      problems.push(`stale: the allowed import ${a.from} -> ${a.to} no longer exists; drop it from ALLOWED_CYCLE_EDGES`)
   }
   const out = new Map<string, Import[]>()
   for (const edge of imports) {

@@ -20,7 +20,11 @@ function serverPermissions(p: NatsPermissions) {
   return { publish: list(p.publish), subscribe: list(p.subscribe), ...(p.allowResponses && { allow_responses: true }) }
 }
 
-const users = STATIC_ROLES.map((role) => ({ user: role, password: `$${role.toUpperCase()}_PASSWORD`, permissions: serverPermissions(permissionsFor({ role, prefix })) }))
+const users = STATIC_ROLES.map((role) => ({
+  user: role,
+  password: `$${role.toUpperCase()}_PASSWORD`,
+  permissions: serverPermissions(permissionsFor({ role, prefix })),
+}))
 if (values.json) console.log(JSON.stringify({ authorization: { users } }, null, 2))
 else {
   // The server's config format accepts JSON-style values; variables stay unquoted so it expands them.

@@ -37,7 +37,12 @@ export async function awaitAssignment(config: Config, log: Logger): Promise<Assi
   if (credsFile === undefined) throw new Error('runner.placement: controller needs the warm pod credential (nats.creds_file, NATS_CREDS)')
   const logger = log.child({ component: 'assignment', pod: podName })
   const subject = subjects(config.nats.prefix).assign(podName)
-  const warm = await NatsBus.connect(config.nats.url, { name: `agent-runtime-warm-${podName}`, logger, auth: { credsFile }, inboxPrefix: config.nats.inbox_prefix })
+  const warm = await NatsBus.connect(config.nats.url, {
+    name: `agent-runtime-warm-${podName}`,
+    logger,
+    auth: { credsFile },
+    inboxPrefix: config.nats.inbox_prefix,
+  })
   /** The session credential in force: the session connection asks for it at every (re)connect. */
   const credential = { creds: '' }
   let probes: Server | undefined
@@ -52,7 +57,12 @@ export async function awaitAssignment(config: Config, log: Logger): Promise<Assi
         if (!parsed.success) return void msg.respond(answer({ ok: false, code: 'INTERNAL', message: `bad assignment: ${parsed.error.message}` }))
         taken = true
         credential.creds = parsed.data.creds
-        NatsBus.connect(config.nats.url, { name: `agent-runtime-runner-${podName}`, logger, auth: { creds: () => credential.creds }, inboxPrefix: parsed.data.inbox_prefix }).then(
+        NatsBus.connect(config.nats.url, {
+          name: `agent-runtime-runner-${podName}`,
+          logger,
+          auth: { creds: () => credential.creds },
+          inboxPrefix: parsed.data.inbox_prefix,
+        }).then(
           (bus) => {
             sub.unsubscribe()
             resolve({ assignment: parsed.data, message: msg, bus })
@@ -151,7 +161,13 @@ async function serveProbes(config: Config, ready: () => boolean): Promise<Server
     const ok = path === '/health/live' || (path === '/health/ready' && ready())
     const known = path === '/health/live' || path === '/health/ready'
     response.writeHead(known ? (ok ? 200 : 503) : 404, { 'content-type': 'application/json' })
-    response.end(JSON.stringify(known ? { status: ok ? (path === '/health/live' ? 'alive' : 'ready') : 'not_ready', waiting: 'assignment' } : { error: { code: 'ROUTE_NOT_FOUND', message: 'not found' } }))
+    response.end(
+      JSON.stringify(
+        known
+          ? { status: ok ? (path === '/health/live' ? 'alive' : 'ready') : 'not_ready', waiting: 'assignment' }
+          : { error: { code: 'ROUTE_NOT_FOUND', message: 'not found' } },
+      ),
+    )
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

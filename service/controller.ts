@@ -41,7 +41,12 @@ export interface ControllerWiring {
  * With `controller.http_port` it serves /healthz, /readyz and /metrics.
  * Closes the bus when stopped.
  */
-export async function startControllerService(config: Config, bus: MemoryBus | NatsBus, log: Logger, wiring: ControllerWiring = {}): Promise<{ controller: Controller; address?: string; stop(): Promise<void> }> {
+export async function startControllerService(
+  config: Config,
+  bus: MemoryBus | NatsBus,
+  log: Logger,
+  wiring: ControllerWiring = {},
+): Promise<{ controller: Controller; address?: string; stop(): Promise<void> }> {
   const settings = config.controller
   const logger = log.child({ component: 'controller' })
   let closeState: (() => Promise<void>) | undefined
@@ -59,10 +64,14 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
       closeState = () => state.close()
       sessions ??= registrySessionSource(state.registry, logger)
       const publish = publishSessionError(bus, state.registry, config.nats.prefix)
-      events ??= new RegistrySessionEvents(state.registry, async (id, code, message) => {
-        logger.warn({ session_id: id, code }, `session error sent to the session's clients: ${message}`)
-        return publish(id, code, message)
-      }, state.leases)
+      events ??= new RegistrySessionEvents(
+        state.registry,
+        async (id, code, message) => {
+          logger.warn({ session_id: id, code }, `session error sent to the session's clients: ${message}`)
+          return publish(id, code, message)
+        },
+        state.leases,
+      )
     }
     const metrics = new ControllerMetrics({
       leading: () => controller.leading,
@@ -73,7 +82,13 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
     const credentials = settings.session_credentials
     const assigner =
       credentials &&
-      new SessionAssigner({ bus, prefix: config.nats.prefix, signer: accountSigner(await readFile(credentials.signing_key_file, 'utf8')), account: credentials.account, ttlMs: credentials.ttl })
+      new SessionAssigner({
+        bus,
+        prefix: config.nats.prefix,
+        signer: accountSigner(await readFile(credentials.signing_key_file, 'utf8')),
+        account: credentials.account,
+        ttlMs: credentials.ttl,
+      })
     const controller: Controller = new Controller({
       assigner,
       api,
@@ -104,7 +119,18 @@ export async function startControllerService(config: Config, bus: MemoryBus | Na
         },
       })
     }
-    log.info({ mode: 'controller', session_credentials: assigner !== undefined, namespace: api.namespace, pool: settings.pool, warm_pool: settings.warm_pool, identity: controller.identity, address: server?.address }, 'agent runtime started')
+    log.info(
+      {
+        mode: 'controller',
+        session_credentials: assigner !== undefined,
+        namespace: api.namespace,
+        pool: settings.pool,
+        warm_pool: settings.warm_pool,
+        identity: controller.identity,
+        address: server?.address,
+      },
+      'agent runtime started',
+    )
     return {
       controller,
       ...(server && { address: server.address }),

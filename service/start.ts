@@ -52,7 +52,12 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
     assigned?.bus ??
     (mode === 'dev'
       ? new MemoryBus({ logger: log.child({ component: 'bus' }) })
-      : await NatsBus.connect(config.nats.url, { name: `agent-runtime-${mode}-${os.hostname()}`, logger: log.child({ component: 'bus' }), auth: natsAuth(config.nats), inboxPrefix: config.nats.inbox_prefix }))
+      : await NatsBus.connect(config.nats.url, {
+          name: `agent-runtime-${mode}-${os.hostname()}`,
+          logger: log.child({ component: 'bus' }),
+          auth: natsAuth(config.nats),
+          inboxPrefix: config.nats.inbox_prefix,
+        }))
   if (mode === 'controller') {
     // Loaded only here: the Kubernetes client is in the controller's image alone (Dockerfile.gateway, target controller).
     const { startControllerService } = await import('./controller.ts')
@@ -92,7 +97,18 @@ export async function startService(mode: Mode, config: Config, log: Logger, opti
     }
     let address: string | undefined
     if (mode !== 'runner') {
-      app = await buildGateway({ bus: observability.gatewayBus(bus), state, observability: observability.gateway, subjectPrefix: config.nats.prefix, requestTimeoutMs: config.nats.request_timeout, log, chat: config.chat, workBase: path.resolve(config.session.work_dir), lifecycle, security: securityOptions(config) })
+      app = await buildGateway({
+        bus: observability.gatewayBus(bus),
+        state,
+        observability: observability.gateway,
+        subjectPrefix: config.nats.prefix,
+        requestTimeoutMs: config.nats.request_timeout,
+        log,
+        chat: config.chat,
+        workBase: path.resolve(config.session.work_dir),
+        lifecycle,
+        security: securityOptions(config),
+      })
       address = await app.listen({ port: config.server.port, host: config.server.host })
     } else address = await observability.serveRunner()
     log.info({ mode, address, bus: bus.kind, engines: engineList(config).engines.map((engine) => engine.name) }, 'agent runtime started')
@@ -187,7 +203,10 @@ async function startSandbox(engines: EngineSet, config: Config, log: Logger): Pr
     return 'bwrap'
   }
   if (config.sandbox.mode === 'none') {
-    log.warn({ sandbox: 'none' }, 'SECURITY WARNING: sandbox.mode is none: agent CLIs run unconfined, with the service user\'s access to files, processes and the network')
+    log.warn(
+      { sandbox: 'none' },
+      "SECURITY WARNING: sandbox.mode is none: agent CLIs run unconfined, with the service user's access to files, processes and the network",
+    )
     return 'none'
   }
   log.warn(

@@ -55,7 +55,12 @@ export class KvDocuments<T> implements Documents<T> {
     this.#kv = kv
   }
 
-  static async open<T>(nc: NatsConnection, subjectPrefix: string, name: string, settings: { storage: 'file' | 'memory'; replicas: number }): Promise<KvDocuments<T>> {
+  static async open<T>(
+    nc: NatsConnection,
+    subjectPrefix: string,
+    name: string,
+    settings: { storage: 'file' | 'memory'; replicas: number },
+  ): Promise<KvDocuments<T>> {
     return new KvDocuments<T>(await openBucket(nc, subjectPrefix, name, settings))
   }
 

@@ -44,7 +44,7 @@ function stringEnd(json: string, start: number): number {
     while (json.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++
     if (backslashes % 2 === 0) return quote
   }
-  throw new SyntaxError('the event\'s JSON ends inside a string')
+  throw new SyntaxError("the event's JSON ends inside a string")
 }
 
 /** The JSON number at `start`, which must be a positive safe integer. */

@@ -1,4 +1,13 @@
-import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
+import {
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { PermissionViolationError } from '@nats-io/transport-node'
 import type { Logger } from 'pino'
@@ -97,7 +106,12 @@ export class JetStreamEventLog implements EventLog {
       isStale: (item) => item.publishable?.() === false,
       onStale: (item) => log.warn({ subject: item.subject, msg_id: item.msgID }, 'event dropped: this runner lost the session before it was stored'),
       onDrop: (item, err) =>
-        log.error({ err, subject: item.subject, msg_id: item.msgID }, nc.isClosed() ? 'event dropped: the NATS connection is closed for good' : 'event dropped: NATS does not allow this runner to publish it (check its permissions)'),
+        log.error(
+          { err, subject: item.subject, msg_id: item.msgID },
+          nc.isClosed()
+            ? 'event dropped: the NATS connection is closed for good'
+            : 'event dropped: NATS does not allow this runner to publish it (check its permissions)',
+        ),
     })
   }
 

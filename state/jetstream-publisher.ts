@@ -110,7 +110,8 @@ export class JetStreamPublisher {
     const waiting = this.#settle(id)
     if (!waiting) return // timed out already; the retry has its own id
     // A status message (503: no stream stores the subject) has headers and no body.
-    if (msg.headers?.hasError) return waiting.done(new JetStreamPublishError(`no acknowledgement for ${waiting.subject}: ${msg.headers.code} ${msg.headers.description}`))
+    if (msg.headers?.hasError)
+      return waiting.done(new JetStreamPublishError(`no acknowledgement for ${waiting.subject}: ${msg.headers.code} ${msg.headers.description}`))
     // The server's acknowledgement of a stored message starts `{"stream":` and names no error: taken
     // as it is, without decoding and parsing it (one per relayed event). Anything else is parsed.
     if (isPlainAck(msg.data)) return waiting.done()

@@ -2,15 +2,7 @@ import { KvWatchInclude, type KV } from '@nats-io/kv'
 import type { NatsConnection } from '@nats-io/nats-core'
 import { openBucket } from './bucket.ts'
 import { sessionKey } from './keys.ts'
-import {
-  RegistryConflictError,
-  RunnerLease,
-  SessionRecord,
-  type RegistryChange,
-  type RunnerLeases,
-  type SessionRegistry,
-  type Versioned,
-} from './registry.ts'
+import { RegistryConflictError, RunnerLease, SessionRecord, type RegistryChange, type RunnerLeases, type SessionRegistry, type Versioned } from './registry.ts'
 
 export interface KvSettings {
   storage: 'file' | 'memory'

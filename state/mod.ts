@@ -60,7 +60,9 @@ export async function openState(store: StateStore, settings: StateSettings, log:
   const { prefix } = settings
   if ('memory' in store) {
     if (store.memory.kind !== 'memory') {
-      log.warn('state.backend is memory on NATS: nothing is persisted or shared, there is no replay and only one runner works; meant for measurements, not production')
+      log.warn(
+        'state.backend is memory on NATS: nothing is persisted or shared, there is no replay and only one runner works; meant for measurements, not production',
+      )
     }
     const events = new MemoryEventLog(store.memory, prefix, settings.events_per_session)
     const documents = async <T>(name: string, options?: { durable?: boolean }): Promise<Documents<T>> =>

@@ -99,9 +99,13 @@ export class RunnerWaf {
     return {
       gate: {
         check: (call) => {
-          if (this.#closed) return { decision: 'deny', reason: "The agent runtime's WAF could not check this tool call, so it was not run: the runner is shutting down." }
+          if (this.#closed)
+            return { decision: 'deny', reason: "The agent runtime's WAF could not check this tool call, so it was not run: the runner is shutting down." }
           if (!attached) {
-            this.#options.log.warn({ session_id: sessionId, tool: call.toolName }, 'WAF asked about a tool call of a CLI process no session of this runner owns; denied')
+            this.#options.log.warn(
+              { session_id: sessionId, tool: call.toolName },
+              'WAF asked about a tool call of a CLI process no session of this runner owns; denied',
+            )
             return { decision: 'deny', reason: 'The agent runtime does not know this CLI process (its session ended or moved), so its tool calls are denied.' }
           }
           return this.#decide(sessionId, call, report)
@@ -128,7 +132,10 @@ export class RunnerWaf {
   }
 
   #blocked(match: WafMatch, sessionId: string, tool?: BlockedTool): void {
-    this.#options.log.warn({ session_id: sessionId, rule_id: match.rule_id, category: match.category, target: match.target, tool: tool?.name, excerpt: match.excerpt }, tool ? 'WAF denied a tool call' : 'WAF blocked a prompt')
+    this.#options.log.warn(
+      { session_id: sessionId, rule_id: match.rule_id, category: match.category, target: match.target, tool: tool?.name, excerpt: match.excerpt },
+      tool ? 'WAF denied a tool call' : 'WAF blocked a prompt',
+    )
     try {
       this.#options.onBlock?.(match, sessionId, tool)
     } catch (err) {
@@ -138,7 +145,8 @@ export class RunnerWaf {
 
   #logWarnings(result: InspectResult, sessionId: string, what: string): void {
     for (const match of result.matches) {
-      if (match.level === 'warn') this.#options.log.info({ session_id: sessionId, rule_id: match.rule_id, category: match.category, excerpt: match.excerpt, input: what }, 'WAF warning')
+      if (match.level === 'warn')
+        this.#options.log.info({ session_id: sessionId, rule_id: match.rule_id, category: match.category, excerpt: match.excerpt, input: what }, 'WAF warning')
     }
   }
 }

@@ -136,7 +136,14 @@ export function inspect(text: string, input: WafInput, rules: CompiledRules | re
       const m = regex.exec(view.text)
       if (m === null) continue
       seen.add(rule.id)
-      matches.push({ rule_id: rule.id, category: rule.category, level: rule.level, description: rule.description, excerpt: excerpt(around(view.text, m)), target: view.target })
+      matches.push({
+        rule_id: rule.id,
+        category: rule.category,
+        level: rule.level,
+        description: rule.description,
+        excerpt: excerpt(around(view.text, m)),
+        target: view.target,
+      })
     }
   }
   if (tooComplex) {
@@ -225,7 +232,11 @@ function viewsOf(text: string, input: WafInput, set: CompiledRules, options: Ins
 function commandViewList(command: string, options: InspectOptions): { views: View[]; tooComplex: boolean } {
   const v = commandViews(command, { fs: options.fs, home: options.home })
   return {
-    views: [{ target: 'command', text: v.parsed }, { target: 'command_text', text: v.text }, ...v.urls.flatMap(urlForms).map((u) => ({ target: 'url' as const, text: u }))],
+    views: [
+      { target: 'command', text: v.parsed },
+      { target: 'command_text', text: v.text },
+      ...v.urls.flatMap(urlForms).map((u) => ({ target: 'url' as const, text: u })),
+    ],
     tooComplex: v.tooComplex,
   }
 }

@@ -24,7 +24,8 @@ const FILLER = String.raw`(?:\s+(?:this|these|the following|following|the comman
 const INSTRUCTION = new RegExp(`${CLAUSE_START}(${VERB})\\b${FILLER}`, 'gim')
 const FENCE = /^[ \t]*```[^\n]*\n[\s\S]*?(?:^[ \t]*```|(?![\s\S]))/gm
 const SHELL_LINE = /^[ \t]*\$[ \t]+(?=\S)/gm
-const BARE_COMMAND = /^\s*(?:sudo|doas|rm|rmdir|dd|mkfs(?:\.\w+)?|shred|wipefs|chmod|chown|chgrp|curl|wget|bash|sh|zsh|dash|nc|ncat|netcat|socat|telnet|python[\d.]*|perl|ruby|php|node|kill|pkill|killall|shutdown|reboot|halt|poweroff|init|iptables|ufw|setenforce|systemctl|service|find|cat|echo|printf|eval|exec|crontab|insmod|rmmod|modprobe|sysctl|docker|kubectl|nsenter|mount|history|unset|export|env|printenv|mkfifo|base64|xxd|tar|scp|rsync|ssh|mv|cp|tee|truncate|usermod|useradd|passwd|chpasswd|visudo|setcap|grub-install|efibootmgr|xmrig|journalctl|auditctl|git|npm|npx|\/\S+|\.\/\S+|:\(\))(?=\s|$|\{)/
+const BARE_COMMAND =
+  /^\s*(?:sudo|doas|rm|rmdir|dd|mkfs(?:\.\w+)?|shred|wipefs|chmod|chown|chgrp|curl|wget|bash|sh|zsh|dash|nc|ncat|netcat|socat|telnet|python[\d.]*|perl|ruby|php|node|kill|pkill|killall|shutdown|reboot|halt|poweroff|init|iptables|ufw|setenforce|systemctl|service|find|cat|echo|printf|eval|exec|crontab|insmod|rmmod|modprobe|sysctl|docker|kubectl|nsenter|mount|history|unset|export|env|printenv|mkfifo|base64|xxd|tar|scp|rsync|ssh|mv|cp|tee|truncate|usermod|useradd|passwd|chpasswd|visudo|setcap|grub-install|efibootmgr|xmrig|journalctl|auditctl|git|npm|npx|\/\S+|\.\/\S+|:\(\))(?=\s|$|\{)/
 
 /** Zero-width characters and compatibility forms (fullwidth letters) are folded before matching. */
 export function normalizePrompt(text: string): string {

@@ -34,9 +34,17 @@ export function backtrackingProblem(pattern: string, flags: string, timeoutMs: n
   if (result.status === 'safe') return undefined
   if (result.status === 'vulnerable') {
     const complexity = result.complexity.type === 'exponential' ? 'exponential' : `polynomial (degree ${result.complexity.degree})`
-    const hotspot = result.hotspot.map((h) => pattern.slice(h.start, h.end)).filter((h) => h !== '').join(', ')
+    const hotspot = result.hotspot
+      .map((h) => pattern.slice(h.start, h.end))
+      .filter((h) => h !== '')
+      .join(', ')
     return `can backtrack catastrophically: ${complexity} time on input such as ${JSON.stringify(result.attack.pattern)}${hotspot === '' ? '' : ` (at ${hotspot})`}; bound the repetitions ({0,400}) or make the alternatives disjoint`
   }
-  const why = result.error.kind === 'timeout' ? `it could not be shown safe within ${timeoutMs} ms` : result.error.kind === 'unsupported' ? `the ReDoS checker does not support it (${result.error.message})` : `the ReDoS checker failed (${result.error.kind})`
+  const why =
+    result.error.kind === 'timeout'
+      ? `it could not be shown safe within ${timeoutMs} ms`
+      : result.error.kind === 'unsupported'
+        ? `the ReDoS checker does not support it (${result.error.message})`
+        : `the ReDoS checker failed (${result.error.kind})`
   return `is refused because ${why}; simplify it (fewer or smaller bounded repetitions, no backreferences)`
 }

@@ -60,4 +60,3 @@ export function resolveRules(config: WafConfig, defaults: readonly WafRule[] = D
   const disabled = new Set(config.disabled_rules)
   return merged.map((rule) => (!config.enabled || disabled.has(rule.id) ? { ...rule, enabled: false } : rule))
 }
-

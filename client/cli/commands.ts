@@ -44,7 +44,10 @@ export async function clientCommand(command: 'run' | 'attach', argv: string[], i
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: command === 'run' ? { ...COMMON, session: { type: 'string' }, 'work-dir': { type: 'string' }, approve: { type: 'boolean' }, deny: { type: 'boolean' } } : { ...COMMON, 'last-seq': { type: 'string' } },
+      options:
+        command === 'run'
+          ? { ...COMMON, session: { type: 'string' }, 'work-dir': { type: 'string' }, approve: { type: 'boolean' }, deny: { type: 'boolean' } }
+          : { ...COMMON, 'last-seq': { type: 'string' } },
     })
   } catch (err) {
     io.err(`agent-runtime ${command}: ${(err as Error).message}\n${CLIENT_USAGE}\n`)
@@ -62,11 +65,17 @@ export async function clientCommand(command: 'run' | 'attach', argv: string[], i
   }
   const url = text('url') ?? (io.env.AGENT_RUNTIME_URL || undefined)
   const problem =
-    url === undefined ? 'give the service address with --url (or AGENT_RUNTIME_URL)'
-    : positionals.length === 0 ? (command === 'run' ? 'give the prompt' : 'give the session id')
-    : command === 'attach' && positionals.length > 1 ? `one session id, not ${positionals.length}`
-    : flag('approve') && flag('deny') ? '--approve and --deny exclude each other'
-    : undefined
+    url === undefined
+      ? 'give the service address with --url (or AGENT_RUNTIME_URL)'
+      : positionals.length === 0
+        ? command === 'run'
+          ? 'give the prompt'
+          : 'give the session id'
+        : command === 'attach' && positionals.length > 1
+          ? `one session id, not ${positionals.length}`
+          : flag('approve') && flag('deny')
+            ? '--approve and --deny exclude each other'
+            : undefined
   const lastSeq = Number(text('last-seq') ?? 0)
   if (problem !== undefined || !Number.isSafeInteger(lastSeq) || lastSeq < 0) {
     io.err(`agent-runtime ${command}: ${problem ?? '--last-seq is a whole number, 0 or more'}\n${CLIENT_USAGE}\n`)
@@ -99,7 +108,14 @@ function printer(io: Outputs): (event: ServiceEvent) => void {
   return (event) => events.print(event)
 }
 
-async function runPrompt(session: ReturnType<AgentClient['session']>, prompt: string, workDir: string | undefined, mode: SteeringMode, show: (event: ServiceEvent) => void, io: CommandIo): Promise<number> {
+async function runPrompt(
+  session: ReturnType<AgentClient['session']>,
+  prompt: string,
+  workDir: string | undefined,
+  mode: SteeringMode,
+  show: (event: ServiceEvent) => void,
+  io: CommandIo,
+): Promise<number> {
   io.err(`session ${session.id}\n`)
   const unsteer = steer(session, mode, io)
   // The first Ctrl-C stops the turn (its events end with `stopped`); the process ends with the turn.

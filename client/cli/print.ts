@@ -57,7 +57,9 @@ export class EventPrinter {
         err(`completed: ${summary(event.turn_stats)}\n`)
         return
       case 'permission_resolved':
-        err(`permission ${event.decision.replace('_', ' ')} (${resolvedBy(event.source, event.by)}${event.rule ? `, rule ${event.rule}` : ''})${event.tool ? `: ${event.tool.name}` : ''}\n`)
+        err(
+          `permission ${event.decision.replace('_', ' ')} (${resolvedBy(event.source, event.by)}${event.rule ? `, rule ${event.rule}` : ''})${event.tool ? `: ${event.tool.name}` : ''}\n`,
+        )
         return
       case 'question_resolved':
         err(`${event.answers ? `answered ${JSON.stringify(event.answers)}` : 'question rejected'} (${resolvedBy(event.source, event.by)})\n`)
@@ -81,7 +83,11 @@ function clip(text: string): string {
 
 /** A turn's totals on one line. */
 export function summary(stats: Stats): string {
-  const parts = [`${stats.input_tokens} in / ${stats.output_tokens} out tokens`, `$${stats.total_cost_usd.toFixed(4)}`, `${(stats.duration_ms / 1000).toFixed(1)} s`]
+  const parts = [
+    `${stats.input_tokens} in / ${stats.output_tokens} out tokens`,
+    `$${stats.total_cost_usd.toFixed(4)}`,
+    `${(stats.duration_ms / 1000).toFixed(1)} s`,
+  ]
   if (stats.tool_calls > 0) parts.push(`${stats.tool_calls} tool call${stats.tool_calls === 1 ? '' : 's'}`)
   if (stats.model) parts.push(stats.model)
   return parts.join(', ')

@@ -106,7 +106,8 @@ export function steer(session: Session, mode: SteeringMode, io: Outputs & { ask?
     const reject = (message: string) => session.reject(id, message).then(() => {}, failed('reject'))
     const first = firstOptions(questions)
     if (mode === 'approve' && first !== undefined) return void answer(first)
-    if (mode === 'approve' || mode === 'deny') return void reject(`rejected by agent-runtime run --${mode}${mode === 'approve' ? ' (a question without options)' : ''}`)
+    if (mode === 'approve' || mode === 'deny')
+      return void reject(`rejected by agent-runtime run --${mode}${mode === 'approve' ? ' (a question without options)' : ''}`)
     if (mode === 'unattended' || io.ask === undefined) {
       io.err(unattendedText(session.id, request))
       return void reject(UNATTENDED_MESSAGE)

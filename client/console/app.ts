@@ -159,7 +159,8 @@ class EventView {
       tool.querySelector('.running')?.remove()
     } else if (event.event === 'task_boundary') {
       const tool = this.#tools.get(event.tool.id)
-      if (tool) (tool.querySelector<HTMLElement>('.running') ?? add(tool, 'div', 'running')).textContent = `running for ${Math.round(event.elapsed_ms / 1000)} s`
+      if (tool)
+        (tool.querySelector<HTMLElement>('.running') ?? add(tool, 'div', 'running')).textContent = `running for ${Math.round(event.elapsed_ms / 1000)} s`
     } else if (event.event === 'error') {
       this.#line('event error', `error ${event.error.code}: ${event.error.message}`)
     } else if (event.event === 'completed') {
@@ -181,8 +182,18 @@ class EventView {
 
 element<HTMLFormElement>('login').addEventListener('submit', (event) => void signIn(event))
 element<HTMLFormElement>('prompt-form').addEventListener('submit', send)
-element('stop').addEventListener('click', () => void opened?.session.stop('stopped from the console').catch((err: unknown) => showStatus(`stop: ${(err as Error).message}`)))
-element('load-stats').addEventListener('click', () => void opened?.session.stats().then((stats) => (page.stats.textContent = statsText(stats)), (err: unknown) => showStatus(`stats: ${(err as Error).message}`)))
+element('stop').addEventListener(
+  'click',
+  () => void opened?.session.stop('stopped from the console').catch((err: unknown) => showStatus(`stop: ${(err as Error).message}`)),
+)
+element('load-stats').addEventListener(
+  'click',
+  () =>
+    void opened?.session.stats().then(
+      (stats) => (page.stats.textContent = statsText(stats)),
+      (err: unknown) => showStatus(`stats: ${(err as Error).message}`),
+    ),
+)
 page.newSession.addEventListener('click', () => void openSession(randomId(8)))
 page.refresh.addEventListener('click', () => void loadSessions().catch((err: unknown) => showStatus(`session list: ${(err as Error).message}`)))
 page.key.value = sessionStorage.getItem(KEY_STORAGE) ?? ''

@@ -50,7 +50,10 @@ export function questionCard(root: HTMLElement, session: Session, request: Quest
         const box = document.createElement('input')
         box.type = 'checkbox'
         box.value = option.label
-        box.addEventListener('change', () => (chosen[index] = box.checked ? [...chosen[index]!, option.label] : chosen[index]!.filter((l) => l !== option.label)))
+        box.addEventListener(
+          'change',
+          () => (chosen[index] = box.checked ? [...chosen[index]!, option.label] : chosen[index]!.filter((l) => l !== option.label)),
+        )
         label.prepend(box)
         label.append(document.createTextNode(` ${option.label}`))
       } else {
@@ -80,7 +83,12 @@ export function questionCard(root: HTMLElement, session: Session, request: Quest
   })
   button(actions, 'reject', 'Reject', () => sent(session.reject(id, 'rejected from the console')))
   void context.resolution.then((resolved) =>
-    settle(card, actions, status, `${resolved.answers ? `Answered: ${resolved.answers.map((labels) => labels.join(', ')).join(' / ')}` : 'Rejected'} (${who(resolved.source, resolved.by)})`),
+    settle(
+      card,
+      actions,
+      status,
+      `${resolved.answers ? `Answered: ${resolved.answers.map((labels) => labels.join(', ')).join(' / ')}` : 'Rejected'} (${who(resolved.source, resolved.by)})`,
+    ),
   )
   card.scrollIntoView({ block: 'end' })
   return card

@@ -48,7 +48,13 @@ export class SessionAssigner {
 
   constructor(options: AssignerOptions) {
     this.#o = options
-    this.#minter = new SessionCredentialMinter({ signer: options.signer, account: options.account, prefix: options.prefix, ttlMs: options.ttlMs, ...(options.now && { now: options.now }) })
+    this.#minter = new SessionCredentialMinter({
+      signer: options.signer,
+      account: options.account,
+      prefix: options.prefix,
+      ttlMs: options.ttlMs,
+      ...(options.now && { now: options.now }),
+    })
   }
 
   get ttlMs(): number {
@@ -85,7 +91,8 @@ export class SessionAssigner {
       return { ok: true, expiresAt: minted.expiresAt * 1000 }
     } catch (err) {
       if (err instanceof BusNoRespondersError) return { ok: false, reason: 'not-listening' }
-      if (err instanceof BusTimeoutError) return { ok: false, reason: 'timeout', message: `pod ${pod} did not answer its assignment within ${ASSIGN_TIMEOUT_MS} ms` }
+      if (err instanceof BusTimeoutError)
+        return { ok: false, reason: 'timeout', message: `pod ${pod} did not answer its assignment within ${ASSIGN_TIMEOUT_MS} ms` }
       return { ok: false, reason: 'refused', message: `bad answer from pod ${pod}: ${(err as Error).message}` }
     }
   }

@@ -35,7 +35,17 @@ export interface UserJwtClaims {
   iss: string
   name: string
   sub: string
-  nats: { pub: Grants; sub: Grants; resp?: { max: number; ttl: number }; subs: number; data: number; payload: number; issuer_account?: string; type: 'user'; version: 2 }
+  nats: {
+    pub: Grants
+    sub: Grants
+    resp?: { max: number; ttl: number }
+    subs: number
+    data: number
+    payload: number
+    issuer_account?: string
+    type: 'user'
+    version: 2
+  }
 }
 
 /** A user JWT for `claims`, signed by `signer` (an account key or one of its signing keys). */

@@ -19,7 +19,12 @@ export function kubeConfigFor(server: string): KubeConfig {
 }
 
 /** The namespace to work in: the configured one, else POD_NAMESPACE, the in-cluster namespace, the kubeconfig context's, `default`. */
-export function resolveNamespace(configured: string, config: KubeConfig, env: NodeJS.ProcessEnv = process.env, readFile = (file: string) => readFileSync(file, 'utf8')): string {
+export function resolveNamespace(
+  configured: string,
+  config: KubeConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  readFile = (file: string) => readFileSync(file, 'utf8'),
+): string {
   if (configured !== '') return configured
   if (env.POD_NAMESPACE) return env.POD_NAMESPACE
   try {

@@ -22,7 +22,14 @@ export function reconcileAssignments(world: World): Plan {
       actions.push({ kind: 'assign', pod: pod.name, resourceVersion: pod.resourceVersion, sessionId: owned.session_id })
       continue
     }
-    const condition = assignmentCondition(pod.name, pod.assignedAt, world.sessions.get(pod.sessionId), world.now, world.limits.idleTimeoutMs, world.placesSessions ? world.limits.claimTimeoutMs : 0)
+    const condition = assignmentCondition(
+      pod.name,
+      pod.assignedAt,
+      world.sessions.get(pod.sessionId),
+      world.now,
+      world.limits.idleTimeoutMs,
+      world.placesSessions ? world.limits.claimTimeoutMs : 0,
+    )
     switch (condition.type) {
       case 'Active':
         break

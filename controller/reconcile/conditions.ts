@@ -41,7 +41,14 @@ export type AssignmentCondition =
  * before its runner records the session; until this long after the assignment a session not in the
  * registry yet, or not claimed yet, is waited for (`Idle`), not taken for gone.
  */
-export function assignmentCondition(podName: string, assignedAt: number | undefined, session: DesiredSession | undefined, now: number, idleTimeoutMs: number, placedGraceMs = 0): AssignmentCondition {
+export function assignmentCondition(
+  podName: string,
+  assignedAt: number | undefined,
+  session: DesiredSession | undefined,
+  now: number,
+  idleTimeoutMs: number,
+  placedGraceMs = 0,
+): AssignmentCondition {
   const waitingFor = assignedAt === undefined ? 0 : assignedAt + placedGraceMs
   if ((session === undefined || (session.owner === undefined && session.state !== 'closed')) && now < waitingFor) return { type: 'Idle', deadline: waitingFor }
   if (session === undefined) return { type: 'Gone' }

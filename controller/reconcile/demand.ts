@@ -24,11 +24,14 @@ export function reconcileDemands(world: World, doomed: ReadonlySet<string>, capa
       if (owner !== undefined) {
         // Its runner serves it: the gateway sends there. An owner pod that is gone is released
         // first (lost.ts); the demand waits for that.
-        if (world.pods.some((p) => p.name === owner && isLive(p))) actions.push({ kind: 'answer', sessionId, answer: { ok: true, pod: owner, created: false, assigned: true } })
+        if (world.pods.some((p) => p.name === owner && isLive(p)))
+          actions.push({ kind: 'answer', sessionId, answer: { ok: true, pod: owner, created: false, assigned: true } })
         continue
       }
-      const usable = (p: (typeof world.pods)[number]) => isLive(p) && p.ready && !doomed.has(p.name) && !placing.has(p.name) && !world.unplaceable.has(p.name) && !p.changing
-      const target = world.pods.find((p) => usable(p) && p.state === 'cold' && p.demandFor === sessionId) ?? world.pods.find((p) => usable(p) && isWarm(p, world))
+      const usable = (p: (typeof world.pods)[number]) =>
+        isLive(p) && p.ready && !doomed.has(p.name) && !placing.has(p.name) && !world.unplaceable.has(p.name) && !p.changing
+      const target =
+        world.pods.find((p) => usable(p) && p.state === 'cold' && p.demandFor === sessionId) ?? world.pods.find((p) => usable(p) && isWarm(p, world))
       if (target !== undefined) {
         placing.add(target.name)
         actions.push({ kind: 'place', pod: target.name, resourceVersion: target.resourceVersion, sessionId })
@@ -39,7 +42,9 @@ export function reconcileDemands(world: World, doomed: ReadonlySet<string>, capa
       actions.push({ kind: 'answer', sessionId, answer: { ok: true, pod: owner, created: false } })
       continue
     }
-    const made = world.pods.find((p) => isLive(p) && !doomed.has(p.name) && p.demandFor === sessionId)?.name ?? world.inflight.find((p) => p.purpose.kind === 'cold' && p.purpose.sessionId === sessionId)?.name
+    const made =
+      world.pods.find((p) => isLive(p) && !doomed.has(p.name) && p.demandFor === sessionId)?.name ??
+      world.inflight.find((p) => p.purpose.kind === 'cold' && p.purpose.sessionId === sessionId)?.name
     if (made !== undefined) {
       // Per-session credentials: the session is placed on it once it is ready (above).
       if (world.placesSessions) continue
@@ -48,7 +53,11 @@ export function reconcileDemands(world: World, doomed: ReadonlySet<string>, capa
       created++
       actions.push({ kind: 'create', purpose: { kind: 'cold', sessionId } })
     } else {
-      actions.push({ kind: 'answer', sessionId, answer: { ok: false, code: 'POOL_EXHAUSTED', message: `controller.max_pods (${world.limits.maxPods}) sandbox pods exist` } })
+      actions.push({
+        kind: 'answer',
+        sessionId,
+        answer: { ok: false, code: 'POOL_EXHAUSTED', message: `controller.max_pods (${world.limits.maxPods}) sandbox pods exist` },
+      })
     }
   }
   for (const pod of world.pods) {

@@ -34,7 +34,12 @@ export function planReconcile(world: World): Plan {
 function dedupe(actions: Action[]): Action[] {
   const seen = new Set<string>()
   return actions.filter((action) => {
-    const key = action.kind === 'delete' ? `delete:${action.pod}` : action.kind === 'fail' || action.kind === 'release' ? `${action.kind}:${action.sessionId}:${action.pod}` : undefined
+    const key =
+      action.kind === 'delete'
+        ? `delete:${action.pod}`
+        : action.kind === 'fail' || action.kind === 'release'
+          ? `${action.kind}:${action.sessionId}:${action.pod}`
+          : undefined
     if (key === undefined) return true
     if (seen.has(key)) return false
     seen.add(key)

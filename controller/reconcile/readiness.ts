@@ -19,7 +19,13 @@ export function reconcileReadiness(world: World): Plan {
     actions.push({ kind: 'delete', pod: pod.name, reason: 'NotReady', message: `not ready after ${waited}` })
     const waiting = pod.demandFor
     if (waiting !== undefined && world.sessions.get(waiting)?.owner === undefined) {
-      actions.push({ kind: 'fail', sessionId: waiting, pod: pod.name, code: 'SANDBOX_NOT_READY', message: `the sandbox pod ${pod.name} was not ready after ${waited}` })
+      actions.push({
+        kind: 'fail',
+        sessionId: waiting,
+        pod: pod.name,
+        code: 'SANDBOX_NOT_READY',
+        message: `the sandbox pod ${pod.name} was not ready after ${waited}`,
+      })
     }
   }
   return { actions, wakeAt }

@@ -99,7 +99,7 @@ export function podView(pod: V1Pod, options: { deletedByUs: boolean; changing: b
   const annotations = pod.metadata?.annotations ?? {}
   const phase = pod.status?.phase ?? 'Pending'
   const readyCondition = pod.status?.conditions?.find((c) => c.type === 'Ready')
-  const ready = readyCondition?.status === 'True' && (phase === 'Running')
+  const ready = readyCondition?.status === 'True' && phase === 'Running'
   const state = labels[LABEL.state]
   const assignedAt = Number(annotations[ANNOTATION.assignedAt])
   return {
@@ -125,7 +125,11 @@ export function ownerIndex(sessions: Iterable<DesiredSession>): Map<string, Desi
     if (session.owner === undefined) continue
     const known = owners.get(session.owner)
     // One runner serves one session; should the registry list two, the open and most recent one wins.
-    if (known === undefined || (known.state === 'closed' && session.state !== 'closed') || (known.state === session.state && session.last_active > known.last_active)) {
+    if (
+      known === undefined ||
+      (known.state === 'closed' && session.state !== 'closed') ||
+      (known.state === session.state && session.last_active > known.last_active)
+    ) {
       owners.set(session.owner, session)
     }
   }

@@ -41,36 +41,47 @@ const Tenant = z.strictObject({
  * SERVICE_API_KEYS → `api_keys`, SERVICE_ALLOWED_ORIGINS → `allowed_origins`
  * (comma-separated). Every key of `api_key` and `api_keys` is accepted.
  */
-export const AuthConfigSchema = z.strictObject({
-  /** One API key. */
-  api_key: Keys.optional(),
-  /** Several API keys, so a key can be rotated without downtime. */
-  api_keys: Keys.default([]),
-  /** Browser origins allowed to open the WebSocket (and send HTTP requests); none by default, `*` for any. */
-  allowed_origins: Origins.default([]),
-  /**
-   * Tenants (file only): `[{id, keys: [...]}]`. A session belongs to the tenant whose key made it; the
-   * keys of `api_key`/`api_keys` are the tenant `default`. Empty: one tenant, no ownership checks.
-   */
-  tenants: z.array(Tenant).default([]),
-}).superRefine((auth, ctx) => {
-  const plain = new Set([...(auth.api_key ?? []), ...auth.api_keys])
-  const ids = new Set<string>()
-  const owners = new Map<string, string>()
-  for (const [index, tenant] of auth.tenants.entries()) {
-    if (ids.has(tenant.id)) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'id'], message: `tenant "${tenant.id}" is listed twice` })
-    if (tenant.id === DEFAULT_TENANT && plain.size > 0) {
-      ctx.addIssue({ code: 'custom', path: ['tenants', index, 'id'], message: `tenant id "${DEFAULT_TENANT}" is the tenant of auth.api_key/api_keys (SERVICE_API_KEY/S); give these keys there or choose another id` })
+export const AuthConfigSchema = z
+  .strictObject({
+    /** One API key. */
+    api_key: Keys.optional(),
+    /** Several API keys, so a key can be rotated without downtime. */
+    api_keys: Keys.default([]),
+    /** Browser origins allowed to open the WebSocket (and send HTTP requests); none by default, `*` for any. */
+    allowed_origins: Origins.default([]),
+    /**
+     * Tenants (file only): `[{id, keys: [...]}]`. A session belongs to the tenant whose key made it; the
+     * keys of `api_key`/`api_keys` are the tenant `default`. Empty: one tenant, no ownership checks.
+     */
+    tenants: z.array(Tenant).default([]),
+  })
+  .superRefine((auth, ctx) => {
+    const plain = new Set([...(auth.api_key ?? []), ...auth.api_keys])
+    const ids = new Set<string>()
+    const owners = new Map<string, string>()
+    for (const [index, tenant] of auth.tenants.entries()) {
+      if (ids.has(tenant.id)) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'id'], message: `tenant "${tenant.id}" is listed twice` })
+      if (tenant.id === DEFAULT_TENANT && plain.size > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tenants', index, 'id'],
+          message: `tenant id "${DEFAULT_TENANT}" is the tenant of auth.api_key/api_keys (SERVICE_API_KEY/S); give these keys there or choose another id`,
+        })
+      }
+      ids.add(tenant.id)
+      for (const [k, key] of tenant.keys.entries()) {
+        const other = plain.has(key) ? DEFAULT_TENANT : owners.get(key)
+        // One key, one tenant: otherwise whose sessions a request may touch would depend on the order of the list.
+        if (other !== undefined && other !== tenant.id)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tenants', index, 'keys', k],
+            message: `this key is also a key of tenant "${other}"; a key belongs to one tenant`,
+          })
+        owners.set(key, tenant.id)
+      }
     }
-    ids.add(tenant.id)
-    for (const [k, key] of tenant.keys.entries()) {
-      const other = plain.has(key) ? DEFAULT_TENANT : owners.get(key)
-      // One key, one tenant: otherwise whose sessions a request may touch would depend on the order of the list.
-      if (other !== undefined && other !== tenant.id) ctx.addIssue({ code: 'custom', path: ['tenants', index, 'keys', k], message: `this key is also a key of tenant "${other}"; a key belongs to one tenant` })
-      owners.set(key, tenant.id)
-    }
-  }
-})
+  })
 
 export type AuthConfig = z.output<typeof AuthConfigSchema>
 

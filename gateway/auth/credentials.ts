@@ -81,7 +81,7 @@ export function presentedKeys(surface: Surface, headers: Headers, query: unknown
 export type AuthRefusal = 'missing' | 'invalid' | 'repeated' | 'tenants'
 
 export type AuthOutcome =
-  | { ok: true; /** Index of the matched key; -1 when no key is configured. */ key: number; /** Its tenant (`default` without keys). */ tenant: string }
+  | { ok: true /** Index of the matched key; -1 when no key is configured. */; key: number /** Its tenant (`default` without keys). */; tenant: string }
   | { ok: false; reason: AuthRefusal; carriers: Carrier[] }
 
 /**
@@ -120,7 +120,10 @@ export function authenticate(keys: ApiKeys, presented: readonly Presented[]): Au
 
 /** The 401 message: says what to send, never echoes what was sent. */
 export function unauthorizedMessage(surface: Surface, reason: AuthRefusal): string {
-  const how = surface === 'websocket' ? 'the X-API-Key header or the api_key query parameter' : 'Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key> (OpenCode clients: --password <key>)'
+  const how =
+    surface === 'websocket'
+      ? 'the X-API-Key header or the api_key query parameter'
+      : 'Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key> (OpenCode clients: --password <key>)'
   if (reason === 'missing') return `an API key is required: send it with ${how}`
   if (reason === 'tenants') return `the request carries API keys of different tenants; send the keys of one tenant with ${how}`
   if (reason === 'repeated') return `the request carries different API keys in one place (a repeated header or parameter); send one key with ${how}`

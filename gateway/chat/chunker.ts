@@ -26,7 +26,10 @@ export function chunkMessage(text: string, options: ChunkOptions): string[] {
   const { limit } = options
   const separator = options.separator ?? ' '
   // Blank lines at either end carry nothing; trailing spaces neither.
-  const body = text.replace(/\r\n/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd()
+  const body = text
+    .replace(/\r\n/g, '\n')
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .trimEnd()
   if (body.trim() === '') return []
   if (codePointLength(body) <= limit) return [body]
 

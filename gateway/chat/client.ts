@@ -78,11 +78,15 @@ export class RobotClient {
           retryable: isRetryableStatus(response.status),
         })
       } catch (err) {
-        failure = err instanceof ChatError ? err : new ChatError('CHAT_SEND_FAILED', `batchSend failed: ${(err as Error).message}`, { retryable: true, cause: err })
+        failure =
+          err instanceof ChatError ? err : new ChatError('CHAT_SEND_FAILED', `batchSend failed: ${(err as Error).message}`, { retryable: true, cause: err })
       }
       if (!failure.retryable || attempt >= this.#options.attempts) throw failure
       const delay = retryDelayMs(attempt, this.#options.retryDelayMs, retryAfterMs)
-      this.#options.log.warn({ robot_code: robotCode, attempt, delay_ms: delay, status: failure.status, code: failure.code }, 'chat message not sent; trying again')
+      this.#options.log.warn(
+        { robot_code: robotCode, attempt, delay_ms: delay, status: failure.status, code: failure.code },
+        'chat message not sent; trying again',
+      )
       await this.#sleep(delay)
     }
   }

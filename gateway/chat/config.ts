@@ -66,7 +66,10 @@ const ChatFields = z.strictObject({
    * The tenant the adapter's sessions belong to (`auth.tenants`): only its keys reach them on the other
    * surfaces. Default `default`, the tenant of `auth.api_key`/`api_keys`.
    */
-  tenant: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a tenant id is 1 to 64 of A-Z a-z 0-9 _ . -').default('default'),
+  tenant: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a tenant id is 1 to 64 of A-Z a-z 0-9 _ . -')
+    .default('default'),
 })
 
 type ChatFields = z.output<typeof ChatFields>

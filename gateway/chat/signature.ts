@@ -13,16 +13,16 @@ export interface SignedParams {
   nonce?: string | undefined
 }
 
-export type VerifyResult =
-  | { ok: true; timestampMs: number }
-  | { ok: false; reason: 'missing' | 'bad_timestamp' | 'stale' | 'bad_signature' }
+export type VerifyResult = { ok: true; timestampMs: number } | { ok: false; reason: 'missing' | 'bad_timestamp' | 'stale' | 'bad_signature' }
 
 /** Timestamps with at most this many digits are seconds; longer ones milliseconds. */
 const SECONDS_MAX_DIGITS = 10
 
 /** The signature of one callback. */
 export function sign(token: string, timestamp: string, nonce: string): string {
-  return createHmac('sha256', token).update(timestamp + token + nonce).digest('base64')
+  return createHmac('sha256', token)
+    .update(timestamp + token + nonce)
+    .digest('base64')
 }
 
 /** Epoch milliseconds of a callback timestamp (decimal seconds or milliseconds), or undefined. */

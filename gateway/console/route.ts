@@ -15,7 +15,8 @@ import { OPEN_ROUTE } from '../route-config.ts'
 const CONSOLE_DIR = new URL('../../client/console/', import.meta.url)
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
@@ -30,13 +31,17 @@ const FILES = [
 
 /** Registers the console's files, read once here; without the bundle the page says how to build it. */
 export async function registerConsole(app: FastifyInstance, dir: URL = CONSOLE_DIR): Promise<void> {
-  const missing = await readFile(new URL('dist/app.js', dir)).then(() => false, () => true)
+  const missing = await readFile(new URL('dist/app.js', dir)).then(
+    () => false,
+    () => true,
+  )
   for (const { url, file, type } of FILES) {
     const body = await readFile(new URL(file, dir)).catch(() => undefined)
     app.get(url, { config: OPEN_ROUTE }, async (_request, reply: FastifyReply) => {
       reply.headers(SECURITY_HEADERS)
       // In the service's error shape, like every other answer of its own routes.
-      if (missing && url === '/') throw new ServiceError('CONSOLE_NOT_BUILT', 'the web console is not built: run `npm run build` (npm start does), then restart the service')
+      if (missing && url === '/')
+        throw new ServiceError('CONSOLE_NOT_BUILT', 'the web console is not built: run `npm run build` (npm start does), then restart the service')
       if (body === undefined) throw new ServiceError('ROUTE_NOT_FOUND', `the web console has no ${file} (run \`npm run build\`)`)
       return reply.type(type).send(body)
     })

@@ -13,13 +13,25 @@ import { toJsonSchema } from './json-schema.ts'
 export function asyncApiDocument(): Record<string, unknown> {
   const frames = Object.entries(ClientFrames).map(([type, schema]) => ({
     name: `frame_${type}`,
-    message: { name: type, title: `${type} frame`, summary: `A client's \`${type}\` request`, contentType: 'application/json', payload: toJsonSchema(schema, 'input', 'draft-7') },
+    message: {
+      name: type,
+      title: `${type} frame`,
+      summary: `A client's \`${type}\` request`,
+      contentType: 'application/json',
+      payload: toJsonSchema(schema, 'input', 'draft-7'),
+    },
   }))
   const events = (Object.keys(Events) as EventName[])
     .filter((event) => isClientVisible({ event } as Parameters<typeof isClientVisible>[0]))
     .map((event) => ({
       name: `event_${event}`,
-      message: { name: event, title: `${event} event`, summary: `The service's \`${event}\` event`, contentType: 'application/json', payload: toJsonSchema(Events[event], 'output', 'draft-7') },
+      message: {
+        name: event,
+        title: `${event} event`,
+        summary: `The service's \`${event}\` event`,
+        contentType: 'application/json',
+        payload: toJsonSchema(Events[event], 'output', 'draft-7'),
+      },
     }))
   const all = [...frames, ...events]
   const ref = (name: string) => ({ $ref: `#/channels/agent/messages/${name}` })
@@ -53,7 +65,12 @@ export function asyncApiDocument(): Record<string, unknown> {
       },
     },
     operations: {
-      receiveFrame: { action: 'receive', title: 'The service receives a client frame', channel: { $ref: '#/channels/agent' }, messages: frames.map(({ name }) => ref(name)) },
+      receiveFrame: {
+        action: 'receive',
+        title: 'The service receives a client frame',
+        channel: { $ref: '#/channels/agent' },
+        messages: frames.map(({ name }) => ref(name)),
+      },
       sendEvent: { action: 'send', title: 'The service sends an event', channel: { $ref: '#/channels/agent' }, messages: events.map(({ name }) => ref(name)) },
     },
     components: { messages: Object.fromEntries(all.map(({ name, message }) => [name, message])) },

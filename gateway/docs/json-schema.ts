@@ -32,7 +32,10 @@ function responseToJson(answer: unknown): unknown {
   return {
     ...(answer as object),
     content: Object.fromEntries(
-      Object.entries(content).map(([mediaType, entry]) => [mediaType, { ...entry, schema: isZodSchema(entry.schema) ? toJsonSchema(entry.schema, 'output') : entry.schema }]),
+      Object.entries(content).map(([mediaType, entry]) => [
+        mediaType,
+        { ...entry, schema: isZodSchema(entry.schema) ? toJsonSchema(entry.schema, 'output') : entry.schema },
+      ]),
     ),
   }
 }

@@ -61,7 +61,8 @@ export class TaskPulse {
     } else if (isTurnEnd(event) && event.session_id !== undefined) {
       // A turn that ends (or a stop) ends its tools, results or not.
       for (const [key, tool] of this.#tools) {
-        if (tool.session_id === event.session_id && (event.turn_id === undefined || tool.turn_id === undefined || tool.turn_id === event.turn_id)) this.#end(key)
+        if (tool.session_id === event.session_id && (event.turn_id === undefined || tool.turn_id === undefined || tool.turn_id === event.turn_id))
+          this.#end(key)
       }
     }
   }

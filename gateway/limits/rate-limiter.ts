@@ -29,7 +29,8 @@ export class RateLimiter {
     const { rate, burst, now } = this.#options
     const at = now()
     let bucket = this.#buckets.get(key)
-    if (bucket) this.#buckets.delete(key) // re-inserted below: the map stays in least-recently-used order
+    if (bucket)
+      this.#buckets.delete(key) // re-inserted below: the map stays in least-recently-used order
     else bucket = new TokenBucket(rate, burst, at)
     this.#buckets.set(key, bucket)
     this.#evict(at)

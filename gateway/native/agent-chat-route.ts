@@ -112,13 +112,20 @@ export async function registerAgentChat(app: FastifyInstance, deps: AgentChatDep
 
       if (!acceptsEventStream(request.headers.accept)) {
         const answer = new AnswerText(MAX_ANSWER_BYTES)
-        const outcome = await followTurn(deps, turn, (event) => {
-          if (event.event === 'answer') answer.add(event.data)
-        }, gone)
+        const outcome = await followTurn(
+          deps,
+          turn,
+          (event) => {
+            if (event.event === 'answer') answer.add(event.data)
+          },
+          gone,
+        )
         if (outcome.end === undefined) return reply
         if (outcome.end.event === 'error') {
           const error = new ServiceError(outcome.end.error.code, outcome.end.error.message)
-          return reply.code(error.status).send({ error: error.toBody(), session_id: turn.session_id, turn_id: outcome.turn_id, answer: answer.text, ...answer.flag })
+          return reply
+            .code(error.status)
+            .send({ error: error.toBody(), session_id: turn.session_id, turn_id: outcome.turn_id, answer: answer.text, ...answer.flag })
         }
         return agentChatAnswer(turn.session_id, outcome.turn_id, outcome.end, answer)
       }

@@ -23,7 +23,14 @@ export function registerSteeringRoutes(app: FastifyInstance, deps: SteeringRoute
   const { runners, admit } = deps
   app.get(
     '/v1/sessions/:id/pending',
-    { schema: { summary: 'The session’s permission requests and questions waiting for a person', tags: ['sessions'], params: SessionIdParams, response: { 200: PendingRequests, ...REFUSALS } } },
+    {
+      schema: {
+        summary: 'The session’s permission requests and questions waiting for a person',
+        tags: ['sessions'],
+        params: SessionIdParams,
+        response: { 200: PendingRequests, ...REFUSALS },
+      },
+    },
     async (request) => {
       const sessionId = (request.params as SessionIdParams).id
       await admit?.(request, sessionId)

@@ -119,7 +119,15 @@ export async function registerOpencode(app: FastifyInstance, deps: OpencodeDeps)
       auth: deps.auth ?? Boolean(process.env.SERVICE_API_KEY || process.env.SERVICE_API_KEYS),
       log,
     })
-    instanceRoutes(scope, { version: SERVICE_VERSION, workBase: deps.workBase, provider: DEFAULT_PROVIDER, model: DEFAULT_MODEL, engines: engineNames(deps.runners, now), agent: DEFAULT_AGENT, startedAt: now() })
+    instanceRoutes(scope, {
+      version: SERVICE_VERSION,
+      workBase: deps.workBase,
+      provider: DEFAULT_PROVIDER,
+      model: DEFAULT_MODEL,
+      engines: engineNames(deps.runners, now),
+      agent: DEFAULT_AGENT,
+      startedAt: now(),
+    })
   })
 }
 

@@ -6,8 +6,42 @@ import type { SessionInfo } from './schemas/session.ts'
 /** The project every session belongs to: OpenCode's name for "not inside a git project". */
 export const DEFAULT_PROJECT = 'global'
 
-const ADJECTIVES = ['quiet', 'brave', 'calm', 'eager', 'gentle', 'lucky', 'proud', 'swift', 'bright', 'bold', 'kind', 'clever', 'witty', 'silent', 'steady', 'sunny']
-const NOUNS = ['garden', 'river', 'forest', 'harbor', 'meadow', 'canyon', 'island', 'valley', 'comet', 'falcon', 'lantern', 'orchard', 'summit', 'willow', 'beacon', 'prairie']
+const ADJECTIVES = [
+  'quiet',
+  'brave',
+  'calm',
+  'eager',
+  'gentle',
+  'lucky',
+  'proud',
+  'swift',
+  'bright',
+  'bold',
+  'kind',
+  'clever',
+  'witty',
+  'silent',
+  'steady',
+  'sunny',
+]
+const NOUNS = [
+  'garden',
+  'river',
+  'forest',
+  'harbor',
+  'meadow',
+  'canyon',
+  'island',
+  'valley',
+  'comet',
+  'falcon',
+  'lantern',
+  'orchard',
+  'summit',
+  'willow',
+  'beacon',
+  'prairie',
+]
 
 /** A readable slug like OpenCode's (`quiet-garden`), stable for an id. */
 export function slugFor(id: string): string {

@@ -70,7 +70,10 @@ export class OpencodeSessions {
     const { record: stored, created } = await sessionStore.insert(record)
     if (!created && tenantOf(stored) !== tenant) throw sessionNotFound(id)
     if (!created && body.work_dir !== undefined && body.work_dir !== stored.work_dir) {
-      throw new ServiceError('WORK_DIR_MISMATCH', `session ${id} exists with work_dir ${JSON.stringify(stored.work_dir ?? null)}; work_dir must stay the same within a session`)
+      throw new ServiceError(
+        'WORK_DIR_MISMATCH',
+        `session ${id} exists with work_dir ${JSON.stringify(stored.work_dir ?? null)}; work_dir must stay the same within a session`,
+      )
     }
     await this.#open(stored)
     if (created) {
@@ -145,7 +148,8 @@ export class OpencodeSessions {
   /** The status of every session of the tenant. */
   async statuses(tenant: string): Promise<Record<string, { type: 'idle' | 'busy' }>> {
     const statuses: Record<string, { type: 'idle' | 'busy' }> = {}
-    for (const record of await this.#deps.sessionStore.list()) if (tenantOf(record) === tenant) statuses[record.info.id] = { type: this.#deps.store.status(record.info.id) }
+    for (const record of await this.#deps.sessionStore.list())
+      if (tenantOf(record) === tenant) statuses[record.info.id] = { type: this.#deps.store.status(record.info.id) }
     return statuses
   }
 

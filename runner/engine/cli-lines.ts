@@ -21,7 +21,12 @@ export interface CliLines {
 /** Reads a CLI's stdout and stderr as lines; resolves once both ended and every line was handed over. */
 export async function readCliLines(child: { stdout: Readable; stderr: Readable }, lines: CliLines): Promise<void> {
   await Promise.all([
-    readLines(child.stdout, { maxLineBytes: lines.maxLineBytes, onOverlong: (bytes) => lines.onOverlong(bytes) }, (line) => lines.onLine(line), () => lines.onStdoutEnd?.()),
+    readLines(
+      child.stdout,
+      { maxLineBytes: lines.maxLineBytes, onOverlong: (bytes) => lines.onOverlong(bytes) },
+      (line) => lines.onLine(line),
+      () => lines.onStdoutEnd?.(),
+    ),
     readLines(child.stderr, { maxLineBytes: STDERR_MAX_LINE_BYTES }, (line) => lines.onStderr(line)),
   ])
 }

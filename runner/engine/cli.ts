@@ -6,7 +6,16 @@ import type { Engine, EngineHandlers, EngineProcess, EngineStartOptions } from '
 /** What every engine shares in starting its CLI and asking its version. */
 
 /** A long-lived agent CLI with pipes on its stdio. */
-export type CliChild = ResultPromise<{ stdin: 'pipe'; stdout: 'pipe'; stderr: 'pipe'; buffer: false; reject: false; cleanup: false; detached: true; extendEnv: false }> & { pid: number }
+export type CliChild = ResultPromise<{
+  stdin: 'pipe'
+  stdout: 'pipe'
+  stderr: 'pipe'
+  buffer: false
+  reject: false
+  cleanup: false
+  detached: true
+  extendEnv: false
+}> & { pid: number }
 
 /**
  * Starts `command args` as every long-lived engine does: through the session
@@ -17,7 +26,12 @@ export type CliChild = ResultPromise<{ stdin: 'pipe'; stdout: 'pipe'; stderr: 'p
  * that exited must not crash the service. The child comes wrapped: it is a
  * promise of its own end (after its output was read), which an `await` of it would wait for.
  */
-export async function spawnCli(command: string, args: readonly string[], options: Pick<EngineStartOptions, 'wrap' | 'cwd' | 'env'>, lines: CliLines): Promise<{ child: CliChild }> {
+export async function spawnCli(
+  command: string,
+  args: readonly string[],
+  options: Pick<EngineStartOptions, 'wrap' | 'cwd' | 'env'>,
+  lines: CliLines,
+): Promise<{ child: CliChild }> {
   const line = options.wrap ? options.wrap(command, args) : { command, args: [...args] }
   const child = execa(line.command, line.args, {
     cwd: 'cwd' in line && line.cwd !== undefined ? line.cwd : options.cwd,

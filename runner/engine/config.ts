@@ -101,7 +101,10 @@ export interface EngineList {
  * section's own (named `claude`). Problems are returned as messages with the
  * config path they concern, for the config loader to report.
  */
-export function resolveEngines(section: EngineConfig, listed: readonly NamedEngine[]): EngineList | { problems: { path: (string | number)[]; message: string }[] } {
+export function resolveEngines(
+  section: EngineConfig,
+  listed: readonly NamedEngine[],
+): EngineList | { problems: { path: (string | number)[]; message: string }[] } {
   const problems: { path: (string | number)[]; message: string }[] = []
   let engines: NamedEngine[]
   if (listed.length === 0) {
@@ -110,13 +113,19 @@ export function resolveEngines(section: EngineConfig, listed: readonly NamedEngi
         name: section.type ?? 'claude',
         type: section.type ?? 'claude',
         command: section.command ?? 'claude',
-        ...Object.fromEntries(SECTION_ENGINE_KEYS.filter((key) => key !== 'type' && key !== 'command' && section[key] !== undefined).map((key) => [key, section[key]])),
+        ...Object.fromEntries(
+          SECTION_ENGINE_KEYS.filter((key) => key !== 'type' && key !== 'command' && section[key] !== undefined).map((key) => [key, section[key]]),
+        ),
       }),
     ]
   } else {
     engines = [...listed]
     for (const key of SECTION_ENGINE_KEYS) {
-      if (section[key] !== undefined) problems.push({ path: ['engine', key], message: `engine.${key} describes the one engine of a config without \`engines\`; with \`engines\`, set it in an engines entry` })
+      if (section[key] !== undefined)
+        problems.push({
+          path: ['engine', key],
+          message: `engine.${key} describes the one engine of a config without \`engines\`; with \`engines\`, set it in an engines entry`,
+        })
     }
     const seen = new Set<string>()
     listed.forEach((engine, index) => {
@@ -127,7 +136,10 @@ export function resolveEngines(section: EngineConfig, listed: readonly NamedEngi
   const fallback = engines[0]!.name
   const chosen = section.default ?? fallback
   if (!engines.some((engine) => engine.name === chosen)) {
-    problems.push({ path: ['engine', 'default'], message: `engine.default "${chosen}" names no engine (configured: ${engines.map((engine) => engine.name).join(', ')})` })
+    problems.push({
+      path: ['engine', 'default'],
+      message: `engine.default "${chosen}" names no engine (configured: ${engines.map((engine) => engine.name).join(', ')})`,
+    })
   }
   return problems.length > 0 ? { problems } : { engines, default: chosen }
 }

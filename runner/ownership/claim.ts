@@ -26,12 +26,7 @@ const MAX_ROUNDS = 8
  * (create-only, so two runners cannot both make it), a released one or one
  * whose owner is dead is taken over with a compare-and-set on its revision.
  */
-export async function claimSession(
-  deps: ClaimDeps,
-  sessionId: string,
-  runnerId: string,
-  fresh: (() => SessionRecord) | undefined,
-): Promise<Claim> {
+export async function claimSession(deps: ClaimDeps, sessionId: string, runnerId: string, fresh: (() => SessionRecord) | undefined): Promise<Claim> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const current = await deps.registry.get(sessionId)
     try {

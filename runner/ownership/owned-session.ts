@@ -97,6 +97,8 @@ export class OwnedSession {
     this.#dropped = true
     this.record.stop()
     // No interrupt first: the lease may lapse soon, and the CLI must be gone before then.
-    this.session.close({ interrupt: false }).catch((err: unknown) => this.#deps.log.error({ err, session_id: this.id }, 'cannot end a session taken over by another runner'))
+    this.session
+      .close({ interrupt: false })
+      .catch((err: unknown) => this.#deps.log.error({ err, session_id: this.id }, 'cannot end a session taken over by another runner'))
   }
 }

@@ -134,7 +134,8 @@ export class OwnedSessions {
         const { registry } = this.#options.state
         const current = await registry.get(sessionId)
         if (current?.value.owner !== this.#options.runnerId || this.#owned.has(sessionId)) return
-        if (this.#owned.size >= this.#options.maxSessions) throw new ServiceError('OVERLOADED', `runner ${this.#options.runnerId} has no room to take session ${sessionId} back`)
+        if (this.#owned.size >= this.#options.maxSessions)
+          throw new ServiceError('OVERLOADED', `runner ${this.#options.runnerId} has no room to take session ${sessionId} back`)
         await this.#adopt(sessionId, current, fenced.turns, this.#options.runnerId, fenced.lastSeq)
       },
       (sessionId) => this.#owned.has(sessionId),
@@ -148,7 +149,12 @@ export class OwnedSessions {
     if (!lease.standing) throw new ServiceError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot renew its lease; retry`)
     if (this.#owned.size >= maxSessions) throw new ServiceError('OVERLOADED', `runner ${runnerId} has no room for another session`)
     const fresh = create ? () => newRecord(sessionId, cliSessionId(this.#options.session.settings.namespace, sessionId)) : undefined
-    const claim = await claimSession({ registry: state.registry, isAlive: (owner) => isRunnerAlive(bus, subjectPrefix, state.leases, owner) }, sessionId, runnerId, fresh)
+    const claim = await claimSession(
+      { registry: state.registry, isAlive: (owner) => isRunnerAlive(bus, subjectPrefix, state.leases, owner) },
+      sessionId,
+      runnerId,
+      fresh,
+    )
     // A concurrent claim here (an execute beside a stop) may have finished first: one Session per session.
     const existing = this.#owned.get(sessionId)
     if (existing) return existing
@@ -169,7 +175,13 @@ export class OwnedSessions {
    * whoever follows them. `usedSeq`: a sequence this runner used already (events it published may
    * not be in the log yet).
    */
-  async #adopt(sessionId: string, record: Versioned<SessionRecord>, lostTurns: RecordedTurn[], lostOwner: string | undefined, usedSeq = 0): Promise<OwnedSession> {
+  async #adopt(
+    sessionId: string,
+    record: Versioned<SessionRecord>,
+    lostTurns: RecordedTurn[],
+    lostOwner: string | undefined,
+    usedSeq = 0,
+  ): Promise<OwnedSession> {
     // Always from the log: while it was not ours, another runner may have gone on with it.
     const lastSeq = await this.#options.state.events.lastSeq(sessionId)
     // A concurrent claim of the same session got here first: one Session, one sequence.

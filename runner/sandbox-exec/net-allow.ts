@@ -8,7 +8,13 @@ export interface NetTarget {
 
 /** The variables that name an engine's model API, in the order they are looked at. */
 /** The engines' model API variables: Claude Code's, Gemini CLI's and the OpenAI SDKs' (Codex, OpenCode's openai provider). */
-export const BASE_URL_VARS = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_BEDROCK_BASE_URL', 'ANTHROPIC_VERTEX_BASE_URL', 'GOOGLE_GEMINI_BASE_URL', 'OPENAI_BASE_URL'] as const
+export const BASE_URL_VARS = [
+  'ANTHROPIC_BASE_URL',
+  'ANTHROPIC_BEDROCK_BASE_URL',
+  'ANTHROPIC_VERTEX_BASE_URL',
+  'GOOGLE_GEMINI_BASE_URL',
+  'OPENAI_BASE_URL',
+] as const
 
 /** Where Claude Code goes when no base URL is set. */
 export const DEFAULT_MODEL_API: NetTarget = { host: 'api.anthropic.com', port: 443 }

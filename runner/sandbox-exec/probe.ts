@@ -12,7 +12,24 @@ export type ProbeResult = { ok: true } | { ok: false; reason: string }
  * namespaces, without bwrap, or in a container that forbids mounts.
  */
 export function probeBwrap(command: string): Promise<ProbeResult> {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', 'true']
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--unshare-pid',
+    '--unshare-net',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    'true',
+  ]
   return new Promise((resolve) => {
     execFile(command, args, { timeout: PROBE_TIMEOUT_MS, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (err, _stdout, stderr) => {
       if (!err) return resolve({ ok: true })

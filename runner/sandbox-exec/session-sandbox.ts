@@ -236,7 +236,14 @@ export class SessionSandbox {
       readOnly.push({ source: dir, dest: GATE_DIR_INSIDE })
       forwarding = forwarderArgs(this.#forwarder, [...listeners.values()])
       const proxy = `http://127.0.0.1:${proxyPort}`
-      Object.assign(env, { HTTPS_PROXY: proxy, https_proxy: proxy, HTTP_PROXY: proxy, http_proxy: proxy, NO_PROXY: 'localhost,127.0.0.1,::1', no_proxy: 'localhost,127.0.0.1,::1' })
+      Object.assign(env, {
+        HTTPS_PROXY: proxy,
+        https_proxy: proxy,
+        HTTP_PROXY: proxy,
+        http_proxy: proxy,
+        NO_PROXY: 'localhost,127.0.0.1,::1',
+        no_proxy: 'localhost,127.0.0.1,::1',
+      })
     } else {
       // The machine's proxies lead nowhere from a sandbox without network; with `open` they are kept.
       if (settings.network === 'none') for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) delete env[name]

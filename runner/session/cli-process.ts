@@ -92,7 +92,9 @@ export class CliProcess implements ProcessFacts {
     const env = buildEnv(process.env, deps.engineEnv, tag)
     const launch = await deps.sandbox.prepare({ key: start.cliSessionId, workDir, env }).catch((err: unknown) => {
       waf?.detach()
-      throw err instanceof ServiceError ? err : new ServiceError('ENGINE_START_FAILED', `cannot prepare the session sandbox: ${(err as Error).message}`, { cause: err })
+      throw err instanceof ServiceError
+        ? err
+        : new ServiceError('ENGINE_START_FAILED', `cannot prepare the session sandbox: ${(err as Error).message}`, { cause: err })
     })
     const engineProcess = await engine
       .start(
@@ -184,7 +186,7 @@ export class CliProcess implements ProcessFacts {
       const result = await terminateSession(this.engine.pid, this.tag, this.#deps.stopGraceMs)
       if (result.survivors.length > 0) this.#deps.log.error({ session_id: this.#sessionId, survivors: result.survivors }, 'session processes survived SIGKILL')
     } catch (err) {
-      this.#deps.log.error({ err, session_id: this.#sessionId }, 'cannot read the process table; killing the agent CLI\'s process group')
+      this.#deps.log.error({ err, session_id: this.#sessionId }, "cannot read the process table; killing the agent CLI's process group")
       killProcessGroup(this.engine.pid)
     }
   }

@@ -74,10 +74,16 @@ export class Conversation {
       return
     }
     if (requested !== undefined && requested !== fixed) {
-      throw new ServiceError('BAD_REQUEST', `session ${this.#sessionId} runs engine "${fixed}"; a session keeps the engine of its first turn (start a new session for "${requested}")`)
+      throw new ServiceError(
+        'BAD_REQUEST',
+        `session ${this.#sessionId} runs engine "${fixed}"; a session keeps the engine of its first turn (start a new session for "${requested}")`,
+      )
     }
     if (!engines.names.includes(fixed)) {
-      throw new ServiceError('BAD_REQUEST', `session ${this.#sessionId} runs engine "${fixed}", which is no longer configured (configured engines: ${engines.names.join(', ')})`)
+      throw new ServiceError(
+        'BAD_REQUEST',
+        `session ${this.#sessionId} runs engine "${fixed}", which is no longer configured (configured engines: ${engines.names.join(', ')})`,
+      )
     }
   }
 
@@ -141,7 +147,13 @@ export class Conversation {
       try {
         return await resolveSandbox(this.#workBase, this.#sessionId, requested)
       } catch (err) {
-        if (requested !== undefined && path.isAbsolute(requested) && err instanceof ServiceError && err.code === 'WORK_DIR_REJECTED' && this.#roots.length > 0) {
+        if (
+          requested !== undefined &&
+          path.isAbsolute(requested) &&
+          err instanceof ServiceError &&
+          err.code === 'WORK_DIR_REJECTED' &&
+          this.#roots.length > 0
+        ) {
           throw new ServiceError('WORK_DIR_REJECTED', `${err.message}; absolute work_dirs are allowed in ${this.#roots.join(', ')}`)
         }
         throw err
@@ -179,7 +191,12 @@ export class Conversation {
     this.#stored = true
     if (this.#markerSaved) return
     this.#markerSaved = true
-    const marker: SessionMarker = { session_id: this.#sessionId, cli_session_id: this.#cliSessionId, work_dir: this.#workDir!, created_at: new Date().toISOString() }
+    const marker: SessionMarker = {
+      session_id: this.#sessionId,
+      cli_session_id: this.#cliSessionId,
+      work_dir: this.#workDir!,
+      created_at: new Date().toISOString(),
+    }
     if (this.#instructions !== undefined) marker.instructions = this.#instructions
     if (this.#engine !== undefined) marker.engine = this.#engine
     if (this.#conversationId !== undefined) marker.conversation_id = this.#conversationId

@@ -101,7 +101,15 @@ export class Session {
     this.#deps = deps
     if (deps.initialStats) this.#stats = deps.initialStats
     this.#cliSessionId = cliSessionId(deps.settings.namespace, id)
-    this.#conversation = new Conversation({ sessionId: id, cliSessionId: this.#cliSessionId, markers: deps.markers, workBase: deps.settings.workBase, workDirRoots: deps.settings.workDirRoots, recordedEngine: deps.recordedEngine, log: deps.log })
+    this.#conversation = new Conversation({
+      sessionId: id,
+      cliSessionId: this.#cliSessionId,
+      markers: deps.markers,
+      workBase: deps.settings.workBase,
+      workDirRoots: deps.settings.workDirRoots,
+      recordedEngine: deps.recordedEngine,
+      log: deps.log,
+    })
     // A session claimed for a stop or stats alone is handed back when idle, too.
     this.#armIdleTimer()
   }
@@ -345,7 +353,10 @@ export class Session {
   /** Runs the turn again, once, in a new CLI process. */
   #retryTurn(turn: ActiveTurn, running: CliProcess, retry: RetryDecision & { retry: true }): void {
     if (retry.resume !== undefined) this.#conversation.stored = retry.resume
-    this.#deps.log.warn({ session_id: this.id, resume: this.#conversation.stored, stderr: running.stderr }, 'agent CLI did not take the turn; retrying in a new process')
+    this.#deps.log.warn(
+      { session_id: this.id, resume: this.#conversation.stored, stderr: running.stderr },
+      'agent CLI did not take the turn; retrying in a new process',
+    )
     if (this.#process === running) this.#process = undefined
     running.abandon()
     turn.clock?.clear()

@@ -55,7 +55,12 @@ export const ApprovalDefaultFields = {
 }
 
 type Defaults = { approval: 'auto' | 'ask'; approval_timeout: number; approval_allow: ApprovalRule[]; approval_deny: ApprovalRule[] }
-type Overrides = { approval?: 'auto' | 'ask' | undefined; approval_timeout?: number | undefined; approval_allow?: ApprovalRule[] | undefined; approval_deny?: ApprovalRule[] | undefined }
+type Overrides = {
+  approval?: 'auto' | 'ask' | undefined
+  approval_timeout?: number | undefined
+  approval_allow?: ApprovalRule[] | undefined
+  approval_deny?: ApprovalRule[] | undefined
+}
 
 /** One engine's policy: its own settings where it has them, else the section's. */
 export function approvalPolicy(defaults: Defaults, engine: Overrides): ApprovalPolicy {

@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto'
-import { ServiceError, type Answers, type PendingRequests, type PermissionDecision, type PermissionRequest, type QuestionRequest, type ResolutionSource, type SteeringReply } from '../../contract/mod.ts'
+import {
+  ServiceError,
+  type Answers,
+  type PendingRequests,
+  type PermissionDecision,
+  type PermissionRequest,
+  type QuestionRequest,
+  type ResolutionSource,
+  type SteeringReply,
+} from '../../contract/mod.ts'
 import type { Approver, PermissionAnswer, PermissionAsk, QuestionAnswer, QuestionAsk } from '../engine/approver.ts'
 import type { EventDraft } from '../event-draft.ts'
 import { judge, type ApprovalPolicy } from './policy.ts'
@@ -15,8 +24,24 @@ export interface SteeringDeskOptions {
 }
 
 type Pending =
-  | { kind: 'permission'; request: PermissionRequest; ask: PermissionAsk; settle(answer: PermissionAnswer): void; timer: NodeJS.Timeout; since: number; cleanup(): void }
-  | { kind: 'question'; request: QuestionRequest; ask: QuestionAsk; settle(answer: QuestionAnswer): void; timer: NodeJS.Timeout; since: number; cleanup(): void }
+  | {
+      kind: 'permission'
+      request: PermissionRequest
+      ask: PermissionAsk
+      settle(answer: PermissionAnswer): void
+      timer: NodeJS.Timeout
+      since: number
+      cleanup(): void
+    }
+  | {
+      kind: 'question'
+      request: QuestionRequest
+      ask: QuestionAsk
+      settle(answer: QuestionAnswer): void
+      timer: NodeJS.Timeout
+      since: number
+      cleanup(): void
+    }
 
 /** How many settled ids a session remembers, to tell ALREADY_ANSWERED from PERMISSION_NOT_FOUND. */
 const SETTLED_KEPT = 1_000
@@ -53,10 +78,21 @@ export class SteeringDesk implements Approver {
       const decision = verdict.verdict === 'allow' ? 'allow_once' : 'deny'
       const data = `${verdict.verdict === 'allow' ? 'allowed' : 'denied'} by the rule ${verdict.rule}`
       this.#options.emit({ event: 'permission_resolved', data, permission_id: newId('per'), decision, source: 'rule', rule: verdict.rule, tool })
-      return Promise.resolve(verdict.verdict === 'allow' ? { behavior: 'allow', input: call.input } : { behavior: 'deny', message: `The operator's rule ${verdict.rule} denies this tool call.` })
+      return Promise.resolve(
+        verdict.verdict === 'allow'
+          ? { behavior: 'allow', input: call.input }
+          : { behavior: 'deny', message: `The operator's rule ${verdict.rule} denies this tool call.` },
+      )
     }
     const title = ask.title ?? titleOf(call.toolName, call.input)
-    const request: PermissionRequest = { id: newId('per'), tool, title, options: OPTIONS, always: alwaysRule(call, ask.suggestion).text, expires_at: this.#now() + this.#options.policy.timeoutMs }
+    const request: PermissionRequest = {
+      id: newId('per'),
+      tool,
+      title,
+      options: OPTIONS,
+      always: alwaysRule(call, ask.suggestion).text,
+      expires_at: this.#now() + this.#options.policy.timeoutMs,
+    }
     return new Promise((resolve) => {
       this.#wait({ kind: 'permission', request, ask, settle: resolve }, signal)
       this.#options.emit({ event: 'permission_request', data: title, permission: request })
@@ -90,12 +126,18 @@ export class SteeringDesk implements Approver {
     const entry = this.#pending.get(reply.id)
     if (!entry) {
       const settled = this.#settled.get(reply.id)
-      if (settled) throw new ServiceError('ALREADY_ANSWERED', `request ${reply.id} was settled already (${settled === 'client' ? 'another client answered it' : settled === 'timeout' ? 'it timed out' : 'its turn ended'})`)
+      if (settled)
+        throw new ServiceError(
+          'ALREADY_ANSWERED',
+          `request ${reply.id} was settled already (${settled === 'client' ? 'another client answered it' : settled === 'timeout' ? 'it timed out' : 'its turn ended'})`,
+        )
       throw new ServiceError('PERMISSION_NOT_FOUND', `no permission request or question ${reply.id} waits in this session`)
     }
     if (entry.kind === 'permission') {
-      if (reply.kind !== 'permission') throw new ServiceError('BAD_REQUEST', `${reply.id} is a permission request: answer it with permission_reply and a decision`)
-      if (!entry.request.options.includes(reply.decision)) throw new ServiceError('BAD_REQUEST', `decision ${reply.decision} is not offered; choose one of ${entry.request.options.join(', ')}`)
+      if (reply.kind !== 'permission')
+        throw new ServiceError('BAD_REQUEST', `${reply.id} is a permission request: answer it with permission_reply and a decision`)
+      if (!entry.request.options.includes(reply.decision))
+        throw new ServiceError('BAD_REQUEST', `decision ${reply.decision} is not offered; choose one of ${entry.request.options.join(', ')}`)
       if (reply.decision === 'allow_always') this.#remembered.push(alwaysRule(entry.ask.call, entry.ask.suggestion))
       const answer: PermissionAnswer =
         reply.decision === 'deny' ? { behavior: 'deny', message: denyMessage(reply.message) } : { behavior: 'allow', input: entry.ask.call.input }
@@ -114,7 +156,12 @@ export class SteeringDesk implements Approver {
     for (const entry of [...this.#pending.values()]) this.#expire(entry, 'turn_ended')
   }
 
-  #wait(partial: { kind: 'permission'; request: PermissionRequest; ask: PermissionAsk; settle(answer: PermissionAnswer): void } | { kind: 'question'; request: QuestionRequest; ask: QuestionAsk; settle(answer: QuestionAnswer): void }, signal?: AbortSignal): void {
+  #wait(
+    partial:
+      | { kind: 'permission'; request: PermissionRequest; ask: PermissionAsk; settle(answer: PermissionAnswer): void }
+      | { kind: 'question'; request: QuestionRequest; ask: QuestionAsk; settle(answer: QuestionAnswer): void },
+    signal?: AbortSignal,
+  ): void {
     const onAbort = () => this.#expire(entry, 'turn_ended')
     const timer = setTimeout(() => this.#expire(entry, 'timeout'), Math.max(0, partial.request.expires_at - this.#now()))
     timer.unref?.()
@@ -132,7 +179,13 @@ export class SteeringDesk implements Approver {
     else this.#finish(entry, source, 'reject', { behavior: 'reject', message: `${why}; the question was not answered.` })
   }
 
-  #finish(entry: Pending, source: ResolutionSource, decision: PermissionDecision | 'answer' | 'reject', answer: PermissionAnswer | QuestionAnswer, by?: string): void {
+  #finish(
+    entry: Pending,
+    source: ResolutionSource,
+    decision: PermissionDecision | 'answer' | 'reject',
+    answer: PermissionAnswer | QuestionAnswer,
+    by?: string,
+  ): void {
     this.#pending.delete(entry.request.id)
     clearTimeout(entry.timer)
     entry.cleanup()
@@ -141,12 +194,28 @@ export class SteeringDesk implements Approver {
     const who = by === undefined ? {} : { by }
     const waited_ms = Math.max(0, Math.round(this.#now() - entry.since))
     if (entry.kind === 'permission') {
-      const data = decision === 'deny' ? (source === 'client' ? 'denied' : `denied: ${source === 'timeout' ? 'timed out' : 'the turn ended'}`) : decision === 'allow_always' ? 'allowed for the rest of the session' : 'allowed once'
-      this.#options.emit({ event: 'permission_resolved', data, permission_id: entry.request.id, decision: decision as PermissionDecision, source, ...who, waited_ms })
+      const data =
+        decision === 'deny'
+          ? source === 'client'
+            ? 'denied'
+            : `denied: ${source === 'timeout' ? 'timed out' : 'the turn ended'}`
+          : decision === 'allow_always'
+            ? 'allowed for the rest of the session'
+            : 'allowed once'
+      this.#options.emit({
+        event: 'permission_resolved',
+        data,
+        permission_id: entry.request.id,
+        decision: decision as PermissionDecision,
+        source,
+        ...who,
+        waited_ms,
+      })
       entry.settle(answer as PermissionAnswer)
     } else {
       const answers = answer.behavior === 'answer' ? { answers: answer.answers } : {}
-      const data = answer.behavior === 'answer' ? 'answered' : source === 'client' ? 'rejected' : `not answered: ${source === 'timeout' ? 'timed out' : 'the turn ended'}`
+      const data =
+        answer.behavior === 'answer' ? 'answered' : source === 'client' ? 'rejected' : `not answered: ${source === 'timeout' ? 'timed out' : 'the turn ended'}`
       this.#options.emit({ event: 'question_resolved', data, question_id: entry.request.id, source, ...answers, ...who, waited_ms })
       entry.settle(answer as QuestionAnswer)
     }
@@ -156,7 +225,8 @@ export class SteeringDesk implements Approver {
 
 /** Why an answer does not fit its questions, or undefined when it does. */
 export function answersProblem(request: QuestionRequest, answers: Answers): string | undefined {
-  if (answers.length !== request.questions.length) return `answers has ${answers.length} lists; the question has ${request.questions.length} (one list of labels per question)`
+  if (answers.length !== request.questions.length)
+    return `answers has ${answers.length} lists; the question has ${request.questions.length} (one list of labels per question)`
   for (const [i, question] of request.questions.entries()) {
     const chosen = answers[i]!
     if (!question.multi_select && chosen.length !== 1) return `question ${i + 1} ("${question.question}") takes one answer, not ${chosen.length}`
@@ -167,7 +237,9 @@ export function answersProblem(request: QuestionRequest, answers: Answers): stri
 /** A one-line title for a tool call: the command, the path or the URL it names. */
 export function titleOf(toolName: string, input: unknown): string {
   const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}
-  const subject = [fields.command, fields.file_path, fields.notebook_path, fields.path, fields.url].find((value) => typeof value === 'string') as string | undefined
+  const subject = [fields.command, fields.file_path, fields.notebook_path, fields.path, fields.url].find((value) => typeof value === 'string') as
+    | string
+    | undefined
   const line = subject === undefined ? toolName : `${toolName}: ${subject.split('\n')[0]}`
   return line.length > 200 ? `${line.slice(0, 199)}…` : line
 }

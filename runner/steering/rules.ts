@@ -24,7 +24,8 @@ const RULE = /^([A-Za-z_][\w.-]*|\*)(?:\((.*)\))?$/s
 /** Parses one rule; throws an Error saying what is wrong (the config loader names the key). */
 export function parseApprovalRule(text: string): ApprovalRule {
   const match = RULE.exec(text.trim())
-  if (!match) throw new Error(`"${text}" is not an approval rule: write a tool name, optionally with a pattern in parentheses, e.g. Bash(git status*) or Edit(src/**)`)
+  if (!match)
+    throw new Error(`"${text}" is not an approval rule: write a tool name, optionally with a pattern in parentheses, e.g. Bash(git status*) or Edit(src/**)`)
   const [, tool, pattern] = match
   if (pattern === '') throw new Error(`"${text}" has an empty pattern: leave out the parentheses to match every call of ${tool}`)
   return pattern === undefined ? { text: text.trim(), tool: tool! } : { text: text.trim(), tool: tool!, pattern }
@@ -81,7 +82,8 @@ export function denies(rule: ApprovalRule, call: ToolCall): boolean {
  */
 export function alwaysRule(call: ToolCall, suggestion?: { toolName: string; ruleContent?: string }): ApprovalRule {
   if (suggestion && suggestion.toolName === call.toolName) {
-    const text = suggestion.ruleContent === undefined || suggestion.ruleContent === '' ? suggestion.toolName : `${suggestion.toolName}(${suggestion.ruleContent})`
+    const text =
+      suggestion.ruleContent === undefined || suggestion.ruleContent === '' ? suggestion.toolName : `${suggestion.toolName}(${suggestion.ruleContent})`
     try {
       return parseApprovalRule(text)
     } catch {

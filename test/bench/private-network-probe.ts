@@ -15,7 +15,10 @@ await new Promise<void>((resolve) => server.listen(0, resolve))
 const { port } = server.address() as { port: number }
 const reply = await new Promise<string>((resolve, reject) => {
   let text = ''
-  createConnection(port, '127.0.0.1').on('data', (chunk) => (text += chunk)).on('end', () => resolve(text)).on('error', reject)
+  createConnection(port, '127.0.0.1')
+    .on('data', (chunk) => (text += chunk))
+    .on('end', () => resolve(text))
+    .on('error', reject)
 })
 server.close()
 console.log(JSON.stringify({ interfaces: Object.keys(os.networkInterfaces()), reply }))

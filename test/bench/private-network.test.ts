@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest'
 import { onlyLoopback } from '../../bench/private-network.ts'
 
 const address = (internal: boolean): NetworkInterfaceInfo =>
-  ({ address: internal ? '127.0.0.1' : '192.0.2.2', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal, cidr: null }) as NetworkInterfaceInfo
+  ({
+    address: internal ? '127.0.0.1' : '192.0.2.2',
+    netmask: '255.0.0.0',
+    family: 'IPv4',
+    mac: '00:00:00:00:00:00',
+    internal,
+    cidr: null,
+  }) as NetworkInterfaceInfo
 
 describe('onlyLoopback', () => {
   it.each([

@@ -6,7 +6,7 @@ import { NODE_FLAGS } from '../../bin/node-flags.ts'
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const read = (file: string) => readFile(path.join(ROOT, file), 'utf8')
 
-describe('the service\'s node flags are the same wherever it is started', () => {
+describe("the service's node flags are the same wherever it is started", () => {
   test('the list is not empty (else every check below passes on nothing)', () => {
     expect(NODE_FLAGS.length).toBeGreaterThan(0)
   })
@@ -16,7 +16,7 @@ describe('the service\'s node flags are the same wherever it is started', () => 
     expect(scripts.start).toContain(`node ${NODE_FLAGS.join(' ')} bin/agent-runtime.ts dev`)
   })
 
-  test('the bin\'s shebang (npx agent-runtime)', async () => {
+  test("the bin's shebang (npx agent-runtime)", async () => {
     expect((await read('bin/agent-runtime.ts')).split('\n')[0]).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`)
   })
 

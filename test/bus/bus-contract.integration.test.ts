@@ -3,15 +3,7 @@
  * bus of dev mode must behave like NATS, so code tested on one works on the other.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import {
-  BusClosedError,
-  BusNoRespondersError,
-  BusTimeoutError,
-  MemoryBus,
-  NatsBus,
-  type Bus,
-  type BusMessage,
-} from '../../bus/mod.ts'
+import { BusClosedError, BusNoRespondersError, BusTimeoutError, MemoryBus, NatsBus, type Bus, type BusMessage } from '../../bus/mod.ts'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 
 /** Creates a bus; an exception thrown by a handler is passed to `onHandlerError` if the bus reports it that way. */
@@ -79,7 +71,7 @@ function busContract(name: string, factory: BusFactory, setup?: { beforeAll(): P
       expect(got.messages[0]).toMatchObject({ subject: `${p}.a`, data: '{"n":1}', headers: { 'x-trace': 'abc' } })
     })
 
-    it('bus - hands the publisher\'s object to subscribers in this process only; over NATS they get the text alone', async () => {
+    it("bus - hands the publisher's object to subscribers in this process only; over NATS they get the text alone", async () => {
       const bus = await create()
       const p = uniquePrefix()
       const got = collector(2)

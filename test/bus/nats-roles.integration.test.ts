@@ -41,7 +41,13 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
   async function connect(role: 'gateway' | 'controller' | 'runner'): Promise<NatsBus> {
     const spec: PermissionSpec = { role, prefix: PREFIX }
     const user = createUser()
-    const jwt = encodeUserJwt(operator.signingKey, { subject: user.getPublicKey(), name: role, permissions: permissionsFor(spec), issuerAccount: operator.account, issuedAt: Math.floor(Date.now() / 1000) })
+    const jwt = encodeUserJwt(operator.signingKey, {
+      subject: user.getPublicKey(),
+      name: role,
+      permissions: permissionsFor(spec),
+      issuerAccount: operator.account,
+      issuedAt: Math.floor(Date.now() / 1000),
+    })
     const file = path.join(dir, `${role}-${buses.length}.creds`)
     await writeFile(file, formatCreds(jwt, user.getSeed()), { mode: 0o600 })
     const bus = await NatsBus.connect(server.url, { name: role, logger: quiet, auth: { credsFile: file }, inboxPrefix: inboxPrefixFor(spec) })
@@ -58,9 +64,11 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
   /** Whether the server refuses `subject` to this connection's subscriptions. */
   async function subscribeRefused(nc: NatsConnection, subject: string): Promise<boolean> {
     let refused = false
-    const sub = nc.subscribe(subject, { callback: (err) => {
+    const sub = nc.subscribe(subject, {
+      callback: (err) => {
         refused ||= err instanceof PermissionViolationError
-      } })
+      },
+    })
     await nc.flush()
     await nc.flush()
     if (!refused) sub.unsubscribe()
@@ -96,7 +104,16 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
     stopServing()
 
     const now = Date.now()
-    await gatewayState.registry.create({ session_id: 'c-1', owner: 'pod-1', state: 'busy', cli_session_id: 'u', turn_id: 't-1', created_at: now, last_active: now, stats: emptyStats() })
+    await gatewayState.registry.create({
+      session_id: 'c-1',
+      owner: 'pod-1',
+      state: 'busy',
+      cli_session_id: 'u',
+      turn_id: 't-1',
+      created_at: now,
+      last_active: now,
+      stats: emptyStats(),
+    })
     const events: string[] = []
     gateway.subscribe(s.events('c-1'), (msg) => events.push(msg.data))
     await gateway.flush()
@@ -107,7 +124,9 @@ describe('controller and runner NATS users on a real nats-server (operator mode)
     expect(JSON.parse(events[0]!)).toMatchObject({ event: 'error', turn_id: 't-1', error: { code: 'SANDBOX_LOST' } })
     expect((await gatewayState.registry.get('c-1'))?.value.owner).toBeUndefined()
     // The turn the error ended is gone from the record too (the next owner must not end it again): idle, no owner.
-    await expect.poll(async () => (await sessions.list()).find((session) => session.session_id === 'c-1')).toEqual(expect.objectContaining({ session_id: 'c-1', state: 'idle' }))
+    await expect
+      .poll(async () => (await sessions.list()).find((session) => session.session_id === 'c-1'))
+      .toEqual(expect.objectContaining({ session_id: 'c-1', state: 'idle' }))
     expect((await gatewayState.registry.get('c-1'))?.value.turn_id).toBeUndefined()
     expect((await sessions.list()).find((session) => session.session_id === 'c-1')?.owner).toBeUndefined()
     expect(changes).toBeGreaterThan(0)

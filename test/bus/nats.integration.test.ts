@@ -57,7 +57,6 @@ describe('NatsBus', () => {
     expect(() => bus.publish(`${P}.x`, '')).toThrow(BusClosedError)
     await expect(bus.flush()).rejects.toBeInstanceOf(BusClosedError)
   })
-
 })
 
 describe('NatsBus across server restarts', () => {

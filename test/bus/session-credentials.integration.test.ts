@@ -40,7 +40,11 @@ function denied(err: unknown): boolean {
   for (let cause: unknown = err; cause instanceof Error; cause = cause.cause) if (cause instanceof PermissionViolationError) return true
   return false
 }
-const refusal = async (work: Promise<unknown>) => work.then(() => 'allowed', (err: unknown) => (denied(err) ? 'denied' : err))
+const refusal = async (work: Promise<unknown>) =>
+  work.then(
+    () => 'allowed',
+    (err: unknown) => (denied(err) ? 'denied' : err),
+  )
 
 describe('session credentials on a real nats-server (operator mode)', () => {
   let dir: string
@@ -53,7 +57,13 @@ describe('session credentials on a real nats-server (operator mode)', () => {
   /** A `.creds` file for a static role, signed with the account's signing key as the chart's would be. */
   async function roleCreds(spec: PermissionSpec): Promise<string> {
     const user = createUser()
-    const jwt = encodeUserJwt(operator.signingKey, { subject: user.getPublicKey(), name: spec.role, permissions: permissionsFor(spec), issuerAccount: operator.account, issuedAt: Math.floor(Date.now() / 1000) })
+    const jwt = encodeUserJwt(operator.signingKey, {
+      subject: user.getPublicKey(),
+      name: spec.role,
+      permissions: permissionsFor(spec),
+      issuerAccount: operator.account,
+      issuedAt: Math.floor(Date.now() / 1000),
+    })
     const file = path.join(dir, `${spec.role}.creds`)
     await writeFile(file, formatCreds(jwt, user.getSeed()), { mode: 0o600 })
     return file
@@ -72,7 +82,12 @@ describe('session credentials on a real nats-server (operator mode)', () => {
     operator = await natsOperator(dir)
     server = await startPrivateNats(['-c', operator.serverConfig])
     const gatewaySpec = { role: 'gateway', prefix: PREFIX } as const
-    gateway = await NatsBus.connect(server.url, { name: 'gateway', logger: quiet, auth: { credsFile: await roleCreds(gatewaySpec) }, inboxPrefix: inboxPrefixFor(gatewaySpec) })
+    gateway = await NatsBus.connect(server.url, {
+      name: 'gateway',
+      logger: quiet,
+      auth: { credsFile: await roleCreds(gatewaySpec) },
+      inboxPrefix: inboxPrefixFor(gatewaySpec),
+    })
     // The gateway's role opens the deployment's streams and buckets, as a gateway process does.
     const config = ConfigSchema.parse({ nats: { prefix: PREFIX }, state: { storage: 'memory' } })
     state = await openServiceState(gateway, config, log)
@@ -90,10 +105,12 @@ describe('session credentials on a real nats-server (operator mode)', () => {
   /** Subscribes on the raw connection; resolves with the server's refusal, or undefined if it took the subscription. */
   async function trySubscribe(nc: NatsConnection, subject: string, received: Msg[]): Promise<Error | undefined> {
     let refused: Error | undefined
-    const sub = nc.subscribe(subject, { callback: (err, msg) => {
+    const sub = nc.subscribe(subject, {
+      callback: (err, msg) => {
         if (err) refused = err
         else received.push(msg)
-      } })
+      },
+    })
     // A round trip: the server answers the SUB (with -ERR when refused) before the PONG.
     await nc.flush()
     await nc.flush()
@@ -108,7 +125,10 @@ describe('session credentials on a real nats-server (operator mode)', () => {
   })
 
   it('session runner - stores its own session events through JetStream and continues from the stored ones', async () => {
-    const ack = await jetstream(podA.connection).publish(s.events(SESSION_A), JSON.stringify({ event: 'answer', session_id: SESSION_A, seq: 1, ts: 1, data: 'hi' }))
+    const ack = await jetstream(podA.connection).publish(
+      s.events(SESSION_A),
+      JSON.stringify({ event: 'answer', session_id: SESSION_A, seq: 1, ts: 1, data: 'hi' }),
+    )
     expect(ack.stream).toBe(js.events)
     expect((await state.events.read(SESSION_A, 0)).map((e) => e.seq)).toEqual([1])
   })
@@ -204,9 +224,18 @@ describe('session credentials on a real nats-server (operator mode)', () => {
     try {
       const received: Msg[] = []
       expect(await trySubscribe(podB.connection, s.events(SESSION_A), received)).toBeInstanceOf(PermissionViolationError)
-      expect(await trySubscribe(podB.connection, `${inboxPrefixFor({ role: 'session-runner', prefix: PREFIX, sessionId: SESSION_A, runnerId: 'pod-a' })}.>`, received)).toBeInstanceOf(PermissionViolationError)
+      expect(
+        await trySubscribe(
+          podB.connection,
+          `${inboxPrefixFor({ role: 'session-runner', prefix: PREFIX, sessionId: SESSION_A, runnerId: 'pod-a' })}.>`,
+          received,
+        ),
+      ).toBeInstanceOf(PermissionViolationError)
       expect(await trySubscribe(podB.connection, s.events(SESSION_B), received)).toBeInstanceOf(PermissionViolationError)
-      const ack = await jetstream(podB.connection).publish(s.events(SESSION_B), JSON.stringify({ event: 'answer', session_id: SESSION_B, seq: 1, ts: 1, data: 'hi' }))
+      const ack = await jetstream(podB.connection).publish(
+        s.events(SESSION_B),
+        JSON.stringify({ event: 'answer', session_id: SESSION_B, seq: 1, ts: 1, data: 'hi' }),
+      )
       expect(ack.stream).toBe(js.events)
     } finally {
       await podB.close()

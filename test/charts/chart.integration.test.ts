@@ -10,7 +10,17 @@ import { CHART, find, helm, PRODUCTION_VALUES, render, validateManifest, type Ma
 function sandboxPodOf(manifests: Manifest[]) {
   const text = find(manifests, 'ConfigMap', '-agent-runtime-config').data['config.yaml']
   const config = resolveConfig(parseYaml(text), {})
-  const pod = JSON.parse(JSON.stringify(buildSandboxPod({ name: `${config.controller.pool}-abcdefghij`, pool: config.controller.pool, namespace: 'agents', settings: config.controller.sandbox, purpose: { kind: 'warm' } })))
+  const pod = JSON.parse(
+    JSON.stringify(
+      buildSandboxPod({
+        name: `${config.controller.pool}-abcdefghij`,
+        pool: config.controller.pool,
+        namespace: 'agents',
+        settings: config.controller.sandbox,
+        purpose: { kind: 'warm' },
+      }),
+    ),
+  )
   validateManifest(pod)
   return { pod, config }
 }
@@ -62,7 +72,10 @@ describe('chart - default values', async () => {
   })
 
   test('gateway and controller pods are locked down too; only the controller mounts a token', () => {
-    for (const [name, token] of [['-gateway', false], ['-controller', true]] as const) {
+    for (const [name, token] of [
+      ['-gateway', false],
+      ['-controller', true],
+    ] as const) {
       const spec = find(manifests, 'Deployment', name).spec.template.spec
       expect(spec.automountServiceAccountToken).toBe(token)
       expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } })
@@ -78,18 +91,26 @@ describe('chart - default values', async () => {
       })
       expect(spec.containers[0].resources.limits).toBeDefined()
     }
-    expect(find(manifests, 'Deployment', '-controller').spec.template.spec.containers[0].args).toEqual(['controller', '--config', '/etc/agent-runtime/config.yaml'])
+    expect(find(manifests, 'Deployment', '-controller').spec.template.spec.containers[0].args).toEqual([
+      'controller',
+      '--config',
+      '/etc/agent-runtime/config.yaml',
+    ])
     expect(find(manifests, 'ServiceAccount', '-sandbox').automountServiceAccountToken).toBe(false)
   })
 
-  test("the config is valid for the service and makes a locked-down sandbox pod that the NetworkPolicy selects", () => {
+  test('the config is valid for the service and makes a locked-down sandbox pod that the NetworkPolicy selects', () => {
     const { pod, config } = sandboxPodOf(manifests)
     expect(config.controller.warm_pool).toBe(2)
     expect(config.runner.max_sessions).toBe(1)
     expect(config.session.work_dir).toBe('/sandbox/sessions')
     expect(pod.spec.serviceAccountName).toBe('ar-agent-runtime-sandbox')
     expect(pod.spec.automountServiceAccountToken).toBe(false)
-    expect(pod.spec.containers[0].securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
+    expect(pod.spec.containers[0].securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    })
     expect(pod.spec.containers[0].readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 9090 })
     expect(pod.spec.volumes).toContainEqual({ name: 'config', configMap: { name: 'ar-agent-runtime-config' } })
     const policy = find(manifests, 'NetworkPolicy')
@@ -102,9 +123,18 @@ describe('chart - default values', async () => {
     expect(spec.policyTypes).toEqual(['Ingress', 'Egress'])
     expect(spec.ingress).toEqual([])
     expect(spec.egress).toEqual([
-      { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+      {
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+        ports: [
+          { protocol: 'UDP', port: 53 },
+          { protocol: 'TCP', port: 53 },
+        ],
+      },
       { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } }], ports: [{ protocol: 'TCP', port: 4222 }] },
-      { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] } }], ports: [{ protocol: 'TCP', port: 443 }] },
+      {
+        to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] } }],
+        ports: [{ protocol: 'TCP', port: 443 }],
+      },
     ])
   })
 })
@@ -135,7 +165,11 @@ describe('chart - operations: budgets, grace periods, accounts, env, labels, spr
   })
 
   test.each([
-    ['a gateway grace period at the drain', ['gateway.terminationGracePeriodSeconds=33'], 'gateway.terminationGracePeriodSeconds (33 s) must be above the drain'],
+    [
+      'a gateway grace period at the drain',
+      ['gateway.terminationGracePeriodSeconds=33'],
+      'gateway.terminationGracePeriodSeconds (33 s) must be above the drain',
+    ],
     ['a sandbox grace period below it', ['sandbox.terminationGracePeriodSeconds=15'], 'sandbox.terminationGracePeriodSeconds (15 s) must be above the drain'],
     ['a shutdown_grace that is no duration', ['config.server.shutdown_grace=soon'], 'cannot read the duration "soon"'],
   ])('refused: %s', async (_name, set, message) => {
@@ -182,7 +216,10 @@ describe('chart - operations: budgets, grace periods, accounts, env, labels, spr
     for (const m of rendered) validateManifest(m)
     const gateway = find(rendered, 'Deployment', '-gateway')
     expect(gateway.spec.template.spec.containers[0].env).toContainEqual({ name: 'HTTP_PROXY', value: 'http://proxy:3128' })
-    expect(find(rendered, 'Deployment', '-controller').spec.template.spec.containers[0].env).toContainEqual({ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } })
+    expect(find(rendered, 'Deployment', '-controller').spec.template.spec.containers[0].env).toContainEqual({
+      name: 'TOKEN',
+      valueFrom: { secretKeyRef: { name: 's', key: 'k' } },
+    })
     for (const component of ['-gateway', '-controller']) {
       const d = find(rendered, 'Deployment', component)
       expect(d.spec.template.metadata.labels.team).toBe('agents')
@@ -206,7 +243,12 @@ describe('chart - operations: budgets, grace periods, accounts, env, labels, spr
     })
     for (const m of rendered) validateManifest(m)
     expect(find(rendered, 'Deployment', '-gateway').spec.template.spec.topologySpreadConstraints).toEqual([
-      { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: find(rendered, 'Deployment', '-gateway').spec.selector.matchLabels } },
+      {
+        maxSkew: 1,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'ScheduleAnyway',
+        labelSelector: { matchLabels: find(rendered, 'Deployment', '-gateway').spec.selector.matchLabels },
+      },
     ])
     expect(find(rendered, 'Deployment', '-controller').spec.template.spec.topologySpreadConstraints).toEqual([
       { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { custom: 'yes' } } },
@@ -325,10 +367,18 @@ describe('chart - production values', async () => {
   })
   test('autoscaled gateways behind a TLS Ingress, scraped by Prometheus with the API key', () => {
     expect(find(manifests, 'Deployment', '-gateway').spec.replicas).toBeUndefined()
-    expect(find(manifests, 'HorizontalPodAutoscaler').spec).toMatchObject({ minReplicas: 3, maxReplicas: 20, scaleTargetRef: { kind: 'Deployment', name: 'prod-agent-runtime-gateway' } })
+    expect(find(manifests, 'HorizontalPodAutoscaler').spec).toMatchObject({
+      minReplicas: 3,
+      maxReplicas: 20,
+      scaleTargetRef: { kind: 'Deployment', name: 'prod-agent-runtime-gateway' },
+    })
     expect(find(manifests, 'Ingress').spec.tls).toEqual([{ hosts: ['agents.example.com'], secretName: 'agents-example-com-tls' }])
     const endpoint = find(manifests, 'ServiceMonitor').spec.endpoints[0]
-    expect(endpoint).toMatchObject({ port: 'http', path: '/metrics', authorization: { type: 'Bearer', credentials: { name: 'agent-runtime-api-keys', key: 'metrics-token' } } })
+    expect(endpoint).toMatchObject({
+      port: 'http',
+      path: '/metrics',
+      authorization: { type: 'Bearer', credentials: { name: 'agent-runtime-api-keys', key: 'metrics-token' } },
+    })
     const env = find(manifests, 'Deployment', '-gateway').spec.template.spec.containers[0].env
     expect(env).toContainEqual({ name: 'SERVICE_API_KEYS', valueFrom: { secretKeyRef: { name: 'agent-runtime-api-keys', key: 'SERVICE_API_KEYS' } } })
     expect(env).toContainEqual({ name: 'SERVICE_CHAT_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'agent-runtime-chat', key: 'bot-token' } } })
@@ -350,14 +400,24 @@ describe('chart - production values', async () => {
     expect(config.nats.url).toBe('nats://prod-nats:4222')
     expect(config.engine.model).toBe('claude-sonnet-4-5')
     expect(pod.spec.runtimeClassName).toBe('gvisor')
-    expect(pod.spec.volumes[0].ephemeral.volumeClaimTemplate.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } }, storageClassName: 'fast-ssd' })
-    expect(pod.spec.containers[0].env).toContainEqual({ name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: 'agent-runtime-model', key: 'ANTHROPIC_API_KEY' } } })
+    expect(pod.spec.volumes[0].ephemeral.volumeClaimTemplate.spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '20Gi' } },
+      storageClassName: 'fast-ssd',
+    })
+    expect(pod.spec.containers[0].env).toContainEqual({
+      name: 'ANTHROPIC_API_KEY',
+      valueFrom: { secretKeyRef: { name: 'agent-runtime-model', key: 'ANTHROPIC_API_KEY' } },
+    })
     expect(pod.spec.imagePullSecrets).toEqual([{ name: 'registry-credentials' }])
     expect(pod.spec.tolerations).toEqual([{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }])
     // The model key goes to sandboxes only.
     expect(JSON.stringify(find(manifests, 'Deployment', '-gateway'))).not.toContain('agent-runtime-model')
     const nats = find(manifests, 'NetworkPolicy').spec.egress[1]
-    expect(nats).toEqual({ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats', 'app.kubernetes.io/instance': 'prod' } } }], ports: [{ protocol: 'TCP', port: 4222 }] })
+    expect(nats).toEqual({
+      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats', 'app.kubernetes.io/instance': 'prod' } } }],
+      ports: [{ protocol: 'TCP', port: 4222 }],
+    })
     const natsPod = find(manifests, 'StatefulSet', 'nats').spec.template.metadata.labels
     expect(selects(nats.to[0].podSelector.matchLabels, natsPod)).toBe(true)
   })

@@ -22,7 +22,18 @@ describe('dockerfiles - lint and conventions', () => {
 
   test.each([
     // file, its FROM lines, each image target's stage holding its node_modules
-    ['Dockerfile.gateway', ['FROM ${BASE_IMAGE} AS deps', 'FROM deps AS console', 'FROM deps AS gateway-deps', 'FROM ${BASE_IMAGE} AS base', 'FROM base AS controller', 'FROM base AS gateway'], ['deps', 'gateway-deps']],
+    [
+      'Dockerfile.gateway',
+      [
+        'FROM ${BASE_IMAGE} AS deps',
+        'FROM deps AS console',
+        'FROM deps AS gateway-deps',
+        'FROM ${BASE_IMAGE} AS base',
+        'FROM base AS controller',
+        'FROM base AS gateway',
+      ],
+      ['deps', 'gateway-deps'],
+    ],
     ['Dockerfile.runner', ['FROM ${BASE_IMAGE} AS deps', 'FROM ${BASE_IMAGE}'], ['deps']],
   ])('%s: no lint findings; multi-stage, base image as a build argument, production deps only, non-root', async (file, froms, depsStages) => {
     const text = await readFile(path.join(ROOT, file), 'utf8')
@@ -31,7 +42,9 @@ describe('dockerfiles - lint and conventions', () => {
     expect(lines[0]).toMatch(/^ARG BASE_IMAGE=node:24-slim$/)
     expect(lines.filter((l) => l.startsWith('FROM '))).toEqual(froms)
     expect(lines).toContainEqual(expect.stringMatching(/^RUN npm ci --omit=dev /))
-    expect(lines.filter((l) => l.startsWith('COPY --from=') && l.includes('node_modules'))).toEqual(depsStages.map((stage) => `COPY --from=${stage} /app/node_modules ./node_modules`))
+    expect(lines.filter((l) => l.startsWith('COPY --from=') && l.includes('node_modules'))).toEqual(
+      depsStages.map((stage) => `COPY --from=${stage} /app/node_modules ./node_modules`),
+    )
     const users = lines.filter((l) => l.startsWith('USER '))
     expect(users).toEqual(depsStages.map(() => 'USER 10001:10001'))
     expect(lines.indexOf(users[0]!)).toBeGreaterThan(lines.findLastIndex((l) => l.startsWith('RUN ')))

@@ -10,7 +10,17 @@ const envOf = (manifests: Manifest[], part: string): Record<string, unknown>[] =
 
 function sandboxEnv(manifests: Manifest[]): Record<string, unknown>[] {
   const config = resolveConfig(parseYaml(find(manifests, 'ConfigMap', '-agent-runtime-config').data['config.yaml']), {})
-  const pod = JSON.parse(JSON.stringify(buildSandboxPod({ name: `${config.controller.pool}-abcdefghij`, pool: config.controller.pool, namespace: 'agents', settings: config.controller.sandbox, purpose: { kind: 'warm' } })))
+  const pod = JSON.parse(
+    JSON.stringify(
+      buildSandboxPod({
+        name: `${config.controller.pool}-abcdefghij`,
+        pool: config.controller.pool,
+        namespace: 'agents',
+        settings: config.controller.sandbox,
+        purpose: { kind: 'warm' },
+      }),
+    ),
+  )
   validateManifest(pod)
   return pod.spec.containers[0].env
 }
@@ -23,7 +33,12 @@ const user = (secret: string) => [
 describe('chart - NATS users per role', async () => {
   const prefix = 'team.a'
   const manifests = await render({
-    set: [`nats.prefix=${prefix}`, 'secrets.nats.existingSecret=shared', 'secrets.natsRoles.gateway.existingSecret=nats-gateway', 'secrets.natsRoles.runner.existingSecret=nats-runner'],
+    set: [
+      `nats.prefix=${prefix}`,
+      'secrets.nats.existingSecret=shared',
+      'secrets.natsRoles.gateway.existingSecret=nats-gateway',
+      'secrets.natsRoles.runner.existingSecret=nats-runner',
+    ],
   })
 
   test('each role with a user of its own gets it, and the inbox prefix its permissions allow', () => {

@@ -26,7 +26,15 @@ export type Manifest = Record<string, any>
 export async function helm(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const binary = await helmBinary()
   try {
-    const { stdout, stderr } = await promisify(execFile)(binary, args, { maxBuffer: 32 * 1024 * 1024, env: { ...process.env, HELM_CACHE_HOME: path.join(ROOT, '.tools', 'helm-home'), HELM_CONFIG_HOME: path.join(ROOT, '.tools', 'helm-home'), HELM_DATA_HOME: path.join(ROOT, '.tools', 'helm-home') } })
+    const { stdout, stderr } = await promisify(execFile)(binary, args, {
+      maxBuffer: 32 * 1024 * 1024,
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: path.join(ROOT, '.tools', 'helm-home'),
+        HELM_CONFIG_HOME: path.join(ROOT, '.tools', 'helm-home'),
+        HELM_DATA_HOME: path.join(ROOT, '.tools', 'helm-home'),
+      },
+    })
     return { code: 0, stdout, stderr }
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string }

@@ -14,10 +14,22 @@ describe('blocks - streamed pieces against the whole block', () => {
   })
 
   it.each([
-    [{ event: 'answer', data: 'a' }, { kind: 'answer', piece: false, text: 'a' }],
-    [{ event: 'thinking', data: 't' }, { kind: 'thinking', piece: false, text: 't' }],
-    [{ event: 'answer_delta', data: 'p' }, { kind: 'answer', piece: true, text: 'p' }],
-    [{ event: 'thinking_delta', data: 'q' }, { kind: 'thinking', piece: true, text: 'q' }],
+    [
+      { event: 'answer', data: 'a' },
+      { kind: 'answer', piece: false, text: 'a' },
+    ],
+    [
+      { event: 'thinking', data: 't' },
+      { kind: 'thinking', piece: false, text: 't' },
+    ],
+    [
+      { event: 'answer_delta', data: 'p' },
+      { kind: 'answer', piece: true, text: 'p' },
+    ],
+    [
+      { event: 'thinking_delta', data: 'q' },
+      { kind: 'thinking', piece: true, text: 'q' },
+    ],
     [{ event: 'tool_result', data: 'out', tool: { id: 't1' }, is_error: false }, undefined],
     [{ event: 'stopped' }, undefined],
   ])('blocks - %j is %j', (event, block) => {

@@ -81,7 +81,9 @@ describe('client - against the service', () => {
     const seqs = stored(received).map((event) => event.seq)
     expect(new Set(seqs).size).toBe(seqs.length)
     expect(seqs).toEqual(replay.map((event) => event.seq))
-    expect(stored(received).map((event) => ('data' in event ? event.data : undefined))).toEqual(replay.map((event) => ('data' in event ? event.data : undefined)))
+    expect(stored(received).map((event) => ('data' in event ? event.data : undefined))).toEqual(
+      replay.map((event) => ('data' in event ? event.data : undefined)),
+    )
   })
 
   it('client - OVERLOADED is retried with backoff until the service has room; out of tries, the refusal ends the turn', async () => {
@@ -113,6 +115,10 @@ describe('client - over the rate limit', () => {
     const [first, second] = await Promise.all([collect(client.session('r1').execute('one')), collect(client.session('r2').execute('two'))])
     expect(first.at(-1)?.event).toBe('completed')
     expect(second.at(-1)?.event).toBe('completed')
-    expect(stored(second).filter((event) => event.event === 'answer').map((event) => ('data' in event ? event.data : ''))).toEqual(['Echo: two'])
+    expect(
+      stored(second)
+        .filter((event) => event.event === 'answer')
+        .map((event) => ('data' in event ? event.data : '')),
+    ).toEqual(['Echo: two'])
   })
 })

@@ -4,7 +4,18 @@ import { SequenceTracker } from '../../client/sequence.ts'
 describe('sequence - each event once across a reconnection', () => {
   it('sequence - a replay that repeats delivered events passes only the new ones; unsequenced events always pass', () => {
     const tracker = new SequenceTracker()
-    const arrivals: [string | undefined, number | undefined][] = [['s', 1], ['s', 2], ['s', 3], ['s', 2], ['s', 3], ['s', 4], ['t', 1], ['s', undefined], [undefined, 9], ['s', 4]]
+    const arrivals: [string | undefined, number | undefined][] = [
+      ['s', 1],
+      ['s', 2],
+      ['s', 3],
+      ['s', 2],
+      ['s', 3],
+      ['s', 4],
+      ['t', 1],
+      ['s', undefined],
+      [undefined, 9],
+      ['s', 4],
+    ]
     expect(arrivals.map(([session, seq]) => tracker.accept(session, seq))).toEqual([true, true, true, false, false, true, true, true, true, false])
     expect(tracker.last('s')).toBe(4)
     expect(tracker.last('t')).toBe(1)

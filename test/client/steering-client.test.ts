@@ -41,7 +41,9 @@ describe('client - steering over the native protocol', () => {
   it('client - permissionReply sends the frame and resolves with the resolution of that request', async () => {
     const { service, client, session } = await started()
     const reply = session.permissionReply('per_1', 'allow_once')
-    expect(service.sentOf('permission_reply')).toEqual([{ type: 'permission_reply', request_id: expect.any(String), session_id: 's', permission_id: 'per_1', decision: 'allow_once' }])
+    expect(service.sentOf('permission_reply')).toEqual([
+      { type: 'permission_reply', request_id: expect.any(String), session_id: 's', permission_id: 'per_1', decision: 'allow_once' },
+    ])
     service.send(allowed('per_2', 1), allowed('per_1', 2))
     await expect(reply).resolves.toMatchObject({ event: 'permission_resolved', permission_id: 'per_1' })
     client.close()
@@ -54,8 +56,20 @@ describe('client - steering over the native protocol', () => {
     const [answerFrame, rejectFrame] = [service.sentOf('answer')[0]!, service.sentOf('reject')[0]!]
     expect(answerFrame).toMatchObject({ session_id: 's', question_id: 'que_1', answers: [['Red']] })
     expect(rejectFrame).toMatchObject({ session_id: 's', question_id: 'que_2', message: 'not now' })
-    service.send({ event: 'error', session_id: 's', request_id: answerFrame.request_id as string, data: 'answered', error: { code: 'ALREADY_ANSWERED', message: 'que_1 was answered' } })
-    service.send({ event: 'error', session_id: 's', request_id: rejectFrame.request_id as string, data: 'unknown', error: { code: 'PERMISSION_NOT_FOUND', message: 'no que_2' } })
+    service.send({
+      event: 'error',
+      session_id: 's',
+      request_id: answerFrame.request_id as string,
+      data: 'answered',
+      error: { code: 'ALREADY_ANSWERED', message: 'que_1 was answered' },
+    })
+    service.send({
+      event: 'error',
+      session_id: 's',
+      request_id: rejectFrame.request_id as string,
+      data: 'unknown',
+      error: { code: 'PERMISSION_NOT_FOUND', message: 'no que_2' },
+    })
     const [answered, rejected] = await Promise.all([answer.catch((err: unknown) => err), reject.catch((err: unknown) => err)])
     expect(answered).toBeInstanceOf(ServiceError)
     expect((answered as ServiceError).code).toBe('ALREADY_ANSWERED')

@@ -103,7 +103,12 @@ describe('permissionsFor', () => {
   })
 
   it('permissions - only roles that serve requests may answer them', () => {
-    expect(Object.fromEntries(Object.entries(specs).map(([role, spec]) => [role, permissionsFor(spec).allowResponses]))).toEqual({ gateway: false, controller: true, runner: true, 'session-runner': true })
+    expect(Object.fromEntries(Object.entries(specs).map(([role, spec]) => [role, permissionsFor(spec).allowResponses]))).toEqual({
+      gateway: false,
+      controller: true,
+      runner: true,
+      'session-runner': true,
+    })
   })
 
   it('permissions - inbox prefixes differ per role and per pod, and each role subscribes to its own', () => {

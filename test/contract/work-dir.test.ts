@@ -32,7 +32,7 @@ describe('work_dir - the one rule, judged from the path alone', () => {
   })
 })
 
-describe('work_dir - the operator\'s roots for absolute paths', () => {
+describe("work_dir - the operator's roots for absolute paths", () => {
   const roots = ['/tmp', '/srv/projects/']
   it.each([
     { workDir: '/tmp/demo', root: '/tmp' },

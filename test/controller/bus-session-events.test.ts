@@ -16,7 +16,14 @@ describe('controller session errors', () => {
   ] as const)('error - %s', async (_name, fields, expected) => {
     const bus = new MemoryBus()
     const registry = new MemoryRegistry()
-    const record: SessionRecord = { session_id: 's 1', cli_session_id: 'u', created_at: 1, last_active: 1, stats: emptyStats(), ...structuredClone(fields) } as SessionRecord
+    const record: SessionRecord = {
+      session_id: 's 1',
+      cli_session_id: 'u',
+      created_at: 1,
+      last_active: 1,
+      stats: emptyStats(),
+      ...structuredClone(fields),
+    } as SessionRecord
     await registry.create(record)
     const seen: ServiceEvent[] = []
     bus.subscribe(subjects('pfx').events('s 1'), (msg) => seen.push(parseEvent(msg.data)))

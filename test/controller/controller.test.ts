@@ -65,7 +65,11 @@ describe('controller - warm pool', () => {
     h = await startHarness({ warm_pool: 0 }, { start: false })
     const seed = (name: string, sessionId: string) =>
       h!.api.seed('pods', NAMESPACE, {
-        metadata: { name, labels: { [LABEL.component]: 'sandbox', [LABEL.pool]: 'agent-runtime', [LABEL.state]: 'assigned' }, annotations: { [ANNOTATION.sessionId]: sessionId } },
+        metadata: {
+          name,
+          labels: { [LABEL.component]: 'sandbox', [LABEL.pool]: 'agent-runtime', [LABEL.state]: 'assigned' },
+          annotations: { [ANNOTATION.sessionId]: sessionId },
+        },
         spec: { containers: [{ name: 'runner', image: 'r' }] },
         status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
       })
@@ -132,7 +136,9 @@ describe('controller - failures', () => {
     await until(() => byState(h!.pods(), 'assigned').length === 1 && byState(h!.pods(), 'warm').length === 2, 'assigned + refilled')
     h.kubelet.evict(first)
     await until(() => h!.api.get('pods', NAMESPACE, first) === undefined, 'evicted pod removed')
-    expect(h.events.failures).toEqual([{ sessionId: 's1', code: 'SANDBOX_LOST', message: `the sandbox pod ${first} ended (Evicted); the next execute starts on a new sandbox` }])
+    expect(h.events.failures).toEqual([
+      { sessionId: 's1', code: 'SANDBOX_LOST', message: `the sandbox pod ${first} ended (Evicted); the next execute starts on a new sandbox` },
+    ])
     expect(h.events.releases).toEqual([{ sessionId: 's1', runnerId: first }])
     expect(h.sessions.get('s1')?.owner).toBeUndefined()
     // The next execute: placement finds a warm runner, which claims the released session.
@@ -225,7 +231,10 @@ describe('controller - failures', () => {
 
 describe('controller - leader election', () => {
   test('of two replicas one leads; when it stops the other takes over', async () => {
-    h = await startHarness({ warm_pool: 2, leader_election: { enabled: true, lease_duration: '15s', renew_interval: '5s' } }, { start: false, identity: 'replica-a' })
+    h = await startHarness(
+      { warm_pool: 2, leader_election: { enabled: true, lease_duration: '15s', renew_interval: '5s' } },
+      { start: false, identity: 'replica-a' },
+    )
     const b = h.replica('replica-b')
     h.controller.start()
     await until(() => h!.controller.leading, 'a leads')
@@ -246,7 +255,10 @@ describe('controller - leader election', () => {
 
   test('a crashed leader is replaced after a whole lease duration, not before', async () => {
     h = await startHarness({ warm_pool: 0, leader_election: { enabled: true, lease_duration: '15s', renew_interval: '5s' } }, { start: false })
-    h.api.seed('leases', NAMESPACE, { metadata: { name: 'agent-runtime-controller' }, spec: { holderIdentity: 'dead-replica', leaseDurationSeconds: 15, renewTime: '2020-01-01T00:00:00.000000Z' } })
+    h.api.seed('leases', NAMESPACE, {
+      metadata: { name: 'agent-runtime-controller' },
+      spec: { holderIdentity: 'dead-replica', leaseDurationSeconds: 15, renewTime: '2020-01-01T00:00:00.000000Z' },
+    })
     h.controller.start()
     await until(() => h!.api.requests.some((r) => r.resource === 'leases'), 'first look')
     await h.controller.elector!.tick()

@@ -20,7 +20,13 @@ describe('SessionCredentialMinter', () => {
     const minted = mint()
     const claims = decodeJwtClaims(jwtOf(minted.creds))
     const expected = permissionsFor({ role: 'session-runner', prefix: 'ar', sessionId: 's-1', runnerId: 'pod-1' })
-    expect(claims).toMatchObject({ iss: signer.getPublicKey(), sub: minted.user, iat: NOW / 1000, exp: NOW / 1000 + 3600, nats: { type: 'user', version: 2, issuer_account: account } })
+    expect(claims).toMatchObject({
+      iss: signer.getPublicKey(),
+      sub: minted.user,
+      iat: NOW / 1000,
+      exp: NOW / 1000 + 3600,
+      nats: { type: 'user', version: 2, issuer_account: account },
+    })
     expect(claims.nats.pub).toEqual({ allow: expected.publish.allow, deny: expected.publish.deny })
     expect(claims.nats.sub).toEqual({ allow: expected.subscribe.allow })
     expect(claims.nats.resp).toEqual({ max: 1, ttl: 0 })

@@ -64,7 +64,10 @@ export interface Harness {
 
 const silent = pino({ level: 'silent' })
 
-export async function startHarness(config: ControllerConfigInput = {}, options: { autoReady?: boolean; start?: boolean; identity?: string; observer?: ControllerObserver; assigner?: SessionAssigner } = {}): Promise<Harness> {
+export async function startHarness(
+  config: ControllerConfigInput = {},
+  options: { autoReady?: boolean; start?: boolean; identity?: string; observer?: ControllerObserver; assigner?: SessionAssigner } = {},
+): Promise<Harness> {
   const clock = new ManualClock()
   const api = await FakeKubeApi.start({ now: () => clock.now() })
   const kubelet = new FakeKubelet(api, NAMESPACE, { autoReady: options.autoReady ?? true, now: () => clock.now() })
@@ -75,7 +78,18 @@ export async function startHarness(config: ControllerConfigInput = {}, options: 
   const controllers: Controller[] = []
   const secrets: V1Secret[] = []
   const make = (identity: string) => {
-    const c = new Controller({ api: new KubeApiKeepingSecrets(api.url, secrets), config: parsed, sessions, demand, events, log: silent, clock, identity, ...(options.observer && { observer: options.observer }), ...(options.assigner && { assigner: options.assigner }) })
+    const c = new Controller({
+      api: new KubeApiKeepingSecrets(api.url, secrets),
+      config: parsed,
+      sessions,
+      demand,
+      events,
+      log: silent,
+      clock,
+      identity,
+      ...(options.observer && { observer: options.observer }),
+      ...(options.assigner && { assigner: options.assigner }),
+    })
     controllers.push(c)
     return c
   }
@@ -123,4 +137,5 @@ export async function drive(h: Harness, check: () => boolean, what: string, step
   await until(check, what)
 }
 
-export const byState = (pods: Record<string, any>[], state: string) => pods.filter((p) => p.metadata.labels['agent-runtime.io/state'] === state && !p.metadata.deletionTimestamp)
+export const byState = (pods: Record<string, any>[], state: string) =>
+  pods.filter((p) => p.metadata.labels['agent-runtime.io/state'] === state && !p.metadata.deletionTimestamp)

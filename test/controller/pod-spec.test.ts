@@ -25,7 +25,13 @@ describe('pod spec - security settings', () => {
     expect(spec.runtimeClassName).toBeUndefined()
   })
   test('the pod runs as a non-root user with seccomp RuntimeDefault', () => {
-    expect(spec.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } })
+    expect(spec.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 10001,
+      runAsGroup: 10001,
+      fsGroup: 10001,
+      seccompProfile: { type: 'RuntimeDefault' },
+    })
   })
   test('the container drops every capability, cannot escalate, and has a read-only root', () => {
     expect(spec.containers).toHaveLength(1)
@@ -52,7 +58,12 @@ describe('pod spec - security settings', () => {
       { name: 'home', emptyDir: { sizeLimit: '1Gi' } },
       { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } },
     ])
-    expect(container.env).toEqual(expect.arrayContaining([{ name: 'HOME', value: '/home/agent' }, { name: 'TMPDIR', value: '/tmp' }]))
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        { name: 'HOME', value: '/home/agent' },
+        { name: 'TMPDIR', value: '/tmp' },
+      ]),
+    )
     // The CLI's conversations live on the sandbox volume, so a re-placed session can resume where that volume is shared.
     expect(container.env).toContainEqual({ name: 'CLAUDE_CONFIG_DIR', value: '/sandbox/claude' })
     expect(container.workingDir).toBe('/sandbox')
@@ -116,14 +127,35 @@ describe('pod spec - options', () => {
     expect(pod.metadata.labels[LABEL.pool]).toBe('pool')
   })
   test.each([
-    ['ephemeral: a PVC per pod', { type: 'ephemeral', size: '20Gi', storage_class: 'fast' } as const, { name: 'sandbox', ephemeral: { volumeClaimTemplate: { metadata: { labels: { [LABEL.component]: 'sandbox' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } }, storageClassName: 'fast' } } } }],
-    ['persistentVolumeClaim: a shared claim', { type: 'persistentVolumeClaim', claim_name: 'shared' } as const, { name: 'sandbox', persistentVolumeClaim: { claimName: 'shared' } }],
+    [
+      'ephemeral: a PVC per pod',
+      { type: 'ephemeral', size: '20Gi', storage_class: 'fast' } as const,
+      {
+        name: 'sandbox',
+        ephemeral: {
+          volumeClaimTemplate: {
+            metadata: { labels: { [LABEL.component]: 'sandbox' } },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } }, storageClassName: 'fast' },
+          },
+        },
+      },
+    ],
+    [
+      'persistentVolumeClaim: a shared claim',
+      { type: 'persistentVolumeClaim', claim_name: 'shared' } as const,
+      { name: 'sandbox', persistentVolumeClaim: { claimName: 'shared' } },
+    ],
     ['emptyDir with its size limit', { type: 'emptyDir', size_limit: '3Gi' } as const, { name: 'sandbox', emptyDir: { sizeLimit: '3Gi' } }],
   ])('storage %s', (_name, storage, volume) => {
     expect(build({ storage }).spec.volumes[0]).toEqual(volume)
   })
   test('config map, secrets as env, readiness probe', () => {
-    const pod = build({ config_map: 'ar-config', secret_env: [{ name: 'ANTHROPIC_API_KEY', secret: 'model', key: 'key' }], readiness: { port: 9090 }, env: { NATS_URL: 'nats://n:4222' } })
+    const pod = build({
+      config_map: 'ar-config',
+      secret_env: [{ name: 'ANTHROPIC_API_KEY', secret: 'model', key: 'key' }],
+      readiness: { port: 9090 },
+      env: { NATS_URL: 'nats://n:4222' },
+    })
     const c = pod.spec.containers[0]
     expect(c.args).toEqual(['runner', '--config', '/etc/agent-runtime/config.yaml'])
     expect(c.volumeMounts).toContainEqual({ name: 'config', mountPath: '/etc/agent-runtime', readOnly: true })

@@ -9,13 +9,41 @@ const IDLE = 300_000
 const CLAIM = 30_000
 
 let n = 0
-const name = () => `pool-${String(++n).padStart(10, 'a').replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]!)}`
+const name = () =>
+  `pool-${String(++n)
+    .padStart(10, 'a')
+    .replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]!)}`
 
 function pod(over: Partial<PodView> & { name: string }): PodView {
-  return { resourceVersion: '1', state: 'warm', sessionId: undefined, demandFor: undefined, createdAt: NOW - 1_000, assignedAt: undefined, deleting: false, finished: undefined, ready: true, readySince: NOW - 500, changing: false, ...over }
+  return {
+    resourceVersion: '1',
+    state: 'warm',
+    sessionId: undefined,
+    demandFor: undefined,
+    createdAt: NOW - 1_000,
+    assignedAt: undefined,
+    deleting: false,
+    finished: undefined,
+    ready: true,
+    readySince: NOW - 500,
+    changing: false,
+    ...over,
+  }
 }
 
-function world(over: { pods?: PodView[]; sessions?: DesiredSession[]; inflight?: World['inflight']; demands?: string[]; deletedByUs?: [string, DeleteReason][]; warmPool?: number; maxPods?: number; placesSessions?: boolean; unplaceable?: string[] } = {}): World {
+function world(
+  over: {
+    pods?: PodView[]
+    sessions?: DesiredSession[]
+    inflight?: World['inflight']
+    demands?: string[]
+    deletedByUs?: [string, DeleteReason][]
+    warmPool?: number
+    maxPods?: number
+    placesSessions?: boolean
+    unplaceable?: string[]
+  } = {},
+): World {
   const sessions = over.sessions ?? []
   return {
     now: NOW,
@@ -78,7 +106,9 @@ describe('reconcile - assignments', () => {
     const a = pod({ name: 'pool-claimedxxx', resourceVersion: '42' })
     const b = pod({ name: 'pool-waitingxxx' })
     const sessions: DesiredSession[] = [{ session_id: 's1', owner: 'pool-claimedxxx', state: 'busy', last_active: NOW }]
-    expect(plan(world({ pods: [a, b], sessions }))).toEqual(sorted([{ kind: 'assign', pod: 'pool-claimedxxx', resourceVersion: '42', sessionId: 's1' }, createWarm]))
+    expect(plan(world({ pods: [a, b], sessions }))).toEqual(
+      sorted([{ kind: 'assign', pod: 'pool-claimedxxx', resourceVersion: '42', sessionId: 's1' }, createWarm]),
+    )
   })
   test.each<[string, DesiredSession | undefined, DeleteReason]>([
     ['closed', { session_id: 's1', owner: 'pool-assignedxx', state: 'closed', last_active: NOW }, 'SessionClosed'],
@@ -96,7 +126,10 @@ describe('reconcile - assignments', () => {
     const assigned = pod({ name: 'pool-assignedxx', state: 'assigned', sessionId: 's1', assignedAt: NOW - IDLE - 5 })
     const session: DesiredSession = { session_id: 's1', owner: 'pool-assignedxx', state: 'idle', last_active: NOW - IDLE - 10 }
     const actions = plan(world({ pods: [assigned, pod({ name: 'pool-warmwarmw1' }), pod({ name: 'pool-warmwarmw2' })], sessions: [session] }))
-    same(actions, [expect.objectContaining({ kind: 'delete', pod: 'pool-assignedxx', reason: 'IdleTimeout' }), { kind: 'release', sessionId: 's1', pod: 'pool-assignedxx' }])
+    same(actions, [
+      expect.objectContaining({ kind: 'delete', pod: 'pool-assignedxx', reason: 'IdleTimeout' }),
+      { kind: 'release', sessionId: 's1', pod: 'pool-assignedxx' },
+    ])
   })
   test('an idle session within the timeout asks for a look at its deadline; a busy one for nothing', () => {
     const assigned = pod({ name: 'pool-assignedxx', state: 'assigned', sessionId: 's1', assignedAt: NOW - 1_000 })
@@ -111,7 +144,10 @@ describe('reconcile - assignments', () => {
   test('a runner whose session closed before it was labelled loses its pod', () => {
     const a = pod({ name: 'pool-claimedxxx' })
     const sessions: DesiredSession[] = [{ session_id: 's1', owner: 'pool-claimedxxx', state: 'closed', last_active: NOW }]
-    same(plan(world({ pods: [a, pod({ name: 'pool-warmwarmw1' })], sessions })), [expect.objectContaining({ kind: 'delete', pod: 'pool-claimedxxx', reason: 'SessionClosed' }), createWarm])
+    same(plan(world({ pods: [a, pod({ name: 'pool-warmwarmw1' })], sessions })), [
+      expect.objectContaining({ kind: 'delete', pod: 'pool-claimedxxx', reason: 'SessionClosed' }),
+      createWarm,
+    ])
   })
 })
 
@@ -128,7 +164,13 @@ describe('reconcile - readiness', () => {
     expect(actions).toEqual(
       sorted([
         { kind: 'delete', pod: 'pool-coldcoldco', reason: 'NotReady', message: 'not ready after 60 s' },
-        { kind: 'fail', sessionId: 's9', pod: 'pool-coldcoldco', code: 'SANDBOX_NOT_READY', message: 'the sandbox pod pool-coldcoldco was not ready after 60 s' },
+        {
+          kind: 'fail',
+          sessionId: 's9',
+          pod: 'pool-coldcoldco',
+          code: 'SANDBOX_NOT_READY',
+          message: 'the sandbox pod pool-coldcoldco was not ready after 60 s',
+        },
       ]),
     )
   })
@@ -149,7 +191,13 @@ describe('reconcile - lost pods', () => {
     expect(actions).toEqual(
       sorted([
         { kind: 'delete', pod: 'pool-assignedxx', reason: 'PodFinished', message: 'pod Evicted' },
-        { kind: 'fail', sessionId: 's1', pod: 'pool-assignedxx', code: 'SANDBOX_LOST', message: 'the sandbox pod pool-assignedxx ended (Evicted); the next execute starts on a new sandbox' },
+        {
+          kind: 'fail',
+          sessionId: 's1',
+          pod: 'pool-assignedxx',
+          code: 'SANDBOX_LOST',
+          message: 'the sandbox pod pool-assignedxx ended (Evicted); the next execute starts on a new sandbox',
+        },
         { kind: 'release', sessionId: 's1', pod: 'pool-assignedxx' },
       ]),
     )
@@ -163,7 +211,9 @@ describe('reconcile - lost pods', () => {
     expect(actions.map((a) => a.kind)).toEqual(['fail', 'release'])
   })
   test('a pod this controller deleted for its session is no loss', () => {
-    expect(plan(world({ pods: [assigned({ deleting: true }), ...warm], sessions: [{ ...busy, state: 'idle' }], deletedByUs: [['pool-assignedxx', 'IdleTimeout']] }))).toEqual([])
+    expect(
+      plan(world({ pods: [assigned({ deleting: true }), ...warm], sessions: [{ ...busy, state: 'idle' }], deletedByUs: [['pool-assignedxx', 'IdleTimeout']] })),
+    ).toEqual([])
   })
   test('a trimmed warm pod that had just been claimed is a loss', () => {
     const claimed = pod({ name: 'pool-trimmedxxx', deleting: true })
@@ -180,7 +230,13 @@ describe('reconcile - lost pods', () => {
     const actions = plan(world({ pods: warm, sessions }))
     expect(actions).toEqual(
       sorted([
-        { kind: 'fail', sessionId: 's1', pod: 'pool-vanishedxx', code: 'SANDBOX_LOST', message: 'the sandbox pod pool-vanishedxx is gone; the next execute starts on a new sandbox' },
+        {
+          kind: 'fail',
+          sessionId: 's1',
+          pod: 'pool-vanishedxx',
+          code: 'SANDBOX_LOST',
+          message: 'the sandbox pod pool-vanishedxx is gone; the next execute starts on a new sandbox',
+        },
         { kind: 'release', sessionId: 's1', pod: 'pool-vanishedxx' },
         { kind: 'release', sessionId: 's3', pod: 'pool-goneidlexx' },
       ]),
@@ -198,14 +254,20 @@ describe('reconcile - demand', () => {
   })
   test('a demand answered by the pod already made for it, or by its owner', () => {
     const cold = pod({ name: 'pool-coldcoldco', state: 'cold', demandFor: 's1', ready: false })
-    expect(plan(world({ pods: [cold], demands: ['s1'], warmPool: 0 }))).toEqual([{ kind: 'answer', sessionId: 's1', answer: { ok: true, pod: 'pool-coldcoldco', created: false } }])
+    expect(plan(world({ pods: [cold], demands: ['s1'], warmPool: 0 }))).toEqual([
+      { kind: 'answer', sessionId: 's1', answer: { ok: true, pod: 'pool-coldcoldco', created: false } },
+    ])
     const sessions: DesiredSession[] = [{ session_id: 's2', owner: 'pool-ownerowner', state: 'busy', last_active: NOW }]
     const owner = pod({ name: 'pool-ownerowner', state: 'assigned', sessionId: 's2' })
-    expect(plan(world({ pods: [owner], sessions, demands: ['s2'], warmPool: 0 }))).toEqual([{ kind: 'answer', sessionId: 's2', answer: { ok: true, pod: 'pool-ownerowner', created: false } }])
+    expect(plan(world({ pods: [owner], sessions, demands: ['s2'], warmPool: 0 }))).toEqual([
+      { kind: 'answer', sessionId: 's2', answer: { ok: true, pod: 'pool-ownerowner', created: false } },
+    ])
   })
   test('at max_pods a demand is refused; demand goes before the warm pool', () => {
     const full = plan(world({ pods: [pod({ name: name() })], demands: ['s1'], maxPods: 1, warmPool: 1 }))
-    expect(full).toEqual([{ kind: 'answer', sessionId: 's1', answer: { ok: false, code: 'POOL_EXHAUSTED', message: 'controller.max_pods (1) sandbox pods exist' } }])
+    expect(full).toEqual([
+      { kind: 'answer', sessionId: 's1', answer: { ok: false, code: 'POOL_EXHAUSTED', message: 'controller.max_pods (1) sandbox pods exist' } },
+    ])
     const one = plan(world({ demands: ['s1'], maxPods: 1, warmPool: 1 }))
     expect(one).toEqual([{ kind: 'create', purpose: { kind: 'cold', sessionId: 's1' } }])
   })
@@ -248,19 +310,25 @@ describe('reconcile - placement by the controller (per-session credentials)', ()
   test('a pod being placed or whose runner did not listen a moment ago is passed over', () => {
     const a = pod({ name: 'pool-warmwarmaa' })
     const b = pod({ name: 'pool-warmwarmbb' })
-    expect(placing({ pods: [a, b], demands: ['s1'], unplaceable: ['pool-warmwarmaa'], warmPool: 0 }).filter((x) => x.kind === 'place')).toEqual([{ kind: 'place', pod: 'pool-warmwarmbb', resourceVersion: '1', sessionId: 's1' }])
+    expect(placing({ pods: [a, b], demands: ['s1'], unplaceable: ['pool-warmwarmaa'], warmPool: 0 }).filter((x) => x.kind === 'place')).toEqual([
+      { kind: 'place', pod: 'pool-warmwarmbb', resourceVersion: '1', sessionId: 's1' },
+    ])
   })
   test('the cold pod made for a session goes to it, before any warm pod; until it is ready the demand waits unanswered', () => {
     const warm = pod({ name: 'pool-warmwarmaa' })
     const cold = pod({ name: 'pool-coldcoldco', state: 'cold', demandFor: 's1', resourceVersion: '7' })
-    expect(placing({ pods: [warm, cold], demands: ['s1'], warmPool: 1 })).toEqual([{ kind: 'place', pod: 'pool-coldcoldco', resourceVersion: '7', sessionId: 's1' }])
+    expect(placing({ pods: [warm, cold], demands: ['s1'], warmPool: 1 })).toEqual([
+      { kind: 'place', pod: 'pool-coldcoldco', resourceVersion: '7', sessionId: 's1' },
+    ])
     const starting = pod({ name: 'pool-coldcoldco', state: 'cold', demandFor: 's1', ready: false })
     expect(placing({ pods: [starting], demands: ['s1'], warmPool: 0 })).toEqual([])
   })
   test('a session whose runner lives is answered with its pod (assigned); one whose pod is gone waits for the release', () => {
     const sessions: DesiredSession[] = [{ session_id: 's2', owner: 'pool-ownerowner', state: 'idle', last_active: NOW }]
     const owner = pod({ name: 'pool-ownerowner', state: 'assigned', sessionId: 's2' })
-    expect(placing({ pods: [owner], sessions, demands: ['s2'], warmPool: 0 })).toEqual([{ kind: 'answer', sessionId: 's2', answer: { ok: true, pod: 'pool-ownerowner', created: false, assigned: true } }])
+    expect(placing({ pods: [owner], sessions, demands: ['s2'], warmPool: 0 })).toEqual([
+      { kind: 'answer', sessionId: 's2', answer: { ok: true, pod: 'pool-ownerowner', created: false, assigned: true } },
+    ])
     const warm = pod({ name: 'pool-warmwarmaa' })
     expect(placing({ pods: [warm], sessions, demands: ['s2'], warmPool: 1 })).toEqual([{ kind: 'release', sessionId: 's2', pod: 'pool-ownerowner' }])
   })
@@ -271,9 +339,13 @@ describe('reconcile - placement by the controller (per-session credentials)', ()
     expect(waiting.wakeAt).toContain(NOW - 10 + CLAIM)
     const released = [{ session_id: 's1', state: 'idle' as const, last_active: NOW - 5 }]
     expect(planReconcile(world({ placesSessions: true, pods: [placed(NOW - 10)], sessions: released, warmPool: 0 })).actions).toEqual([])
-    expect(placing({ pods: [placed(NOW - CLAIM)], warmPool: 0 })).toEqual([{ kind: 'delete', pod: 'pool-placedpodd', reason: 'SessionGone', message: expect.any(String) }])
+    expect(placing({ pods: [placed(NOW - CLAIM)], warmPool: 0 })).toEqual([
+      { kind: 'delete', pod: 'pool-placedpodd', reason: 'SessionGone', message: expect.any(String) },
+    ])
     // Without controller placement nothing changes: a labelled pod whose session is gone goes at once.
-    expect(plan(world({ pods: [placed(NOW - 10)], warmPool: 0 }))).toEqual([{ kind: 'delete', pod: 'pool-placedpodd', reason: 'SessionGone', message: expect.any(String) }])
+    expect(plan(world({ pods: [placed(NOW - 10)], warmPool: 0 }))).toEqual([
+      { kind: 'delete', pod: 'pool-placedpodd', reason: 'SessionGone', message: expect.any(String) },
+    ])
   })
 })
 
@@ -282,7 +354,17 @@ describe('reconcile - plan', () => {
     const w1 = world({ demands: ['s1'] })
     const first = planReconcile(w1).actions
     expect(first.filter((a) => a.kind === 'create')).toHaveLength(3)
-    const made = first.map((a, i) => (a.kind === 'create' ? pod({ name: `pool-made${i}xxxxx`, state: a.purpose.kind === 'cold' ? 'cold' : 'warm', demandFor: a.purpose.kind === 'cold' ? a.purpose.sessionId : undefined }) : undefined)).filter((p) => p !== undefined)
+    const made = first
+      .map((a, i) =>
+        a.kind === 'create'
+          ? pod({
+              name: `pool-made${i}xxxxx`,
+              state: a.purpose.kind === 'cold' ? 'cold' : 'warm',
+              demandFor: a.purpose.kind === 'cold' ? a.purpose.sessionId : undefined,
+            })
+          : undefined,
+      )
+      .filter((p) => p !== undefined)
     expect(plan(world({ pods: made }))).toEqual([])
   })
   test('each pod is deleted once even when two duties want it gone', () => {

@@ -4,7 +4,14 @@ import { emptyStats } from '../../contract/stats.ts'
 import { RegistrySessionEvents, registrySessionSource, withoutTurns } from '../../controller/registry-source.ts'
 import { MemoryRegistry, type SessionRecord } from '../../state/mod.ts'
 
-const record = (over: Partial<SessionRecord> & { session_id: string }): SessionRecord => ({ state: 'idle', cli_session_id: 'c', created_at: 1, last_active: 2, stats: emptyStats(), ...over })
+const record = (over: Partial<SessionRecord> & { session_id: string }): SessionRecord => ({
+  state: 'idle',
+  cli_session_id: 'c',
+  created_at: 1,
+  last_active: 2,
+  stats: emptyStats(),
+  ...over,
+})
 const silent = pino({ level: 'silent' })
 
 describe('registry source - the session registry as the controller sees it', () => {
@@ -79,7 +86,11 @@ describe('registry source - the session registry as the controller sees it', () 
     ['the running turn ended: idle, no turn', { state: 'busy', turn_id: 't1', turn_request_id: 7 }, { state: 'idle' }],
     ['the running and a waiting turn ended', { state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2' }] }, { state: 'idle' }],
     ['another turn recorded since: it stays', { state: 'busy', turn_id: 't9', turn_request_id: 9 }, undefined],
-    ['a waiting turn recorded since stays, the ended one goes', { state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2' }, { turn_id: 't9' }] }, { state: 'idle', queued: [{ turn_id: 't9' }] }],
+    [
+      'a waiting turn recorded since stays, the ended one goes',
+      { state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2' }, { turn_id: 't9' }] },
+      { state: 'idle', queued: [{ turn_id: 't9' }] },
+    ],
   ])('without turns - the turns the controller ended are forgotten: %s', (_name, fields, expected) => {
     const next = withoutTurns(record({ session_id: 's1', owner: 'pool-deaddeadde', ...fields }), [{ turn_id: 't1', request_id: 7 }, { turn_id: 't2' }])
     expect(next).toEqual(expected && record({ session_id: 's1', owner: 'pool-deaddeadde', ...expected }))

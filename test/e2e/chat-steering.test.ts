@@ -51,7 +51,11 @@ function person(senderId: string) {
     received,
     /** Waits for the robot's `count`-th message to this person and returns it. */
     async message(count: number): Promise<string> {
-      await until(() => received().length >= count, () => `message ${count} to ${senderId}; got ${JSON.stringify(received())}`, TURN_MS)
+      await until(
+        () => received().length >= count,
+        () => `message ${count} to ${senderId}; got ${JSON.stringify(received())}`,
+        TURN_MS,
+      )
       return received()[count - 1]!
     },
   }
@@ -87,7 +91,9 @@ describe('chat steering with Claude Code', () => {
       expect(await bo.message(1)).toMatch(/^The agent wants to run Bash: touch canary-denied\./)
     })
     await bo.say('is this safe, tell me more')
-    expect(await bo.message(2)).toBe('The agent is waiting for your answer about Bash: touch canary-denied. Reply 1 to allow once, 2 to allow for this session, 3 to deny.')
+    expect(await bo.message(2)).toBe(
+      'The agent is waiting for your answer about Bash: touch canary-denied. Reply 1 to allow once, 2 to allow for this session, 3 to deny.',
+    )
     await bo.say('3')
     expect(await bo.message(3)).toContain('The user denied this tool call')
     expect(existsSync(path.join(dir, 'canary-denied'))).toBe(false)

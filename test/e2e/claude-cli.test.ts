@@ -88,7 +88,12 @@ function startCli(args: string[], options: { cwd: string; env: Record<string, st
           }
         }
         const timer = setTimeout(
-          () => done(() => reject(new Error(`no matching line in ${LINE_TIMEOUT_MS} ms; got ${lines.map((l) => `${l.type}/${l.subtype ?? ''}`).join(', ')}; stderr: ${stderr}`))),
+          () =>
+            done(() =>
+              reject(
+                new Error(`no matching line in ${LINE_TIMEOUT_MS} ms; got ${lines.map((l) => `${l.type}/${l.subtype ?? ''}`).join(', ')}; stderr: ${stderr}`),
+              ),
+            ),
           LINE_TIMEOUT_MS,
         )
         const done = (finish: () => void) => {
@@ -142,10 +147,16 @@ describe('claude cli - real CLI against the fake Anthropic API', () => {
     expect(toolUse).toMatchObject({ name: 'Bash', input: { command: 'echo hi' } })
     const thinking = cli.lines.flatMap(contentOf).find((b) => b.type === 'thinking')
     expect(thinking).toMatchObject({ signature: 'fakesig' })
-    const toolResult = cli.lines.filter((l) => l.type === 'user').flatMap(contentOf).find((b) => b.type === 'tool_result')
+    const toolResult = cli.lines
+      .filter((l) => l.type === 'user')
+      .flatMap(contentOf)
+      .find((b) => b.type === 'tool_result')
     expect(toolResult).toMatchObject({ tool_use_id: toolUse.id, is_error: false })
     expect(String(toolResult.content)).toContain('hi')
-    const texts = cli.lines.filter((l) => l.type === 'assistant').flatMap(contentOf).filter((b) => b.type === 'text')
+    const texts = cli.lines
+      .filter((l) => l.type === 'assistant')
+      .flatMap(contentOf)
+      .filter((b) => b.type === 'text')
     expect(texts.map((b) => b.text)).toEqual(['Let me run a command.', 'Done. The tool said: hi'])
     expect(cli.lines.filter(isResult)).toHaveLength(1)
 
@@ -173,7 +184,10 @@ describe('claude cli - real CLI against the fake Anthropic API', () => {
     const result = await cli.waitFor(isResult)
     expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true })
     expect(Date.now() - sentAt).toBeLessThan(3000)
-    const marker = cli.lines.filter((l) => l.type === 'user').flatMap(contentOf).find((b) => b.type === 'text')
+    const marker = cli.lines
+      .filter((l) => l.type === 'user')
+      .flatMap(contentOf)
+      .find((b) => b.type === 'text')
     expect(marker?.text).toBe('[Request interrupted by user]')
     // The CLI dropped the streaming request, and the fake noticed.
     await until(() => fake.messageRequests()[0]?.disconnected === true, 'the fake to see the request dropped', 3000, 10)

@@ -74,10 +74,13 @@ describe('real Claude Code CLI through the service', () => {
     client.send({ type: 'execute', session_id: 'real-stop', prompt: 'run: python3 -c "import time; time.sleep(120)"' })
     await client.event('tool_use', 'real-stop', 60_000)
     const sandbox = await sandboxOf('real-stop')
-    await vi.waitFor(async () => {
-      const lines = await Promise.all((await processesUnder(sandbox)).map(commandLine))
-      expect(lines.some((line) => line.includes('time.sleep(120)'))).toBe(true)
-    }, { timeout: 20_000 })
+    await vi.waitFor(
+      async () => {
+        const lines = await Promise.all((await processesUnder(sandbox)).map(commandLine))
+        expect(lines.some((line) => line.includes('time.sleep(120)'))).toBe(true)
+      },
+      { timeout: 20_000 },
+    )
     client.send({ type: 'stop', session_id: 'real-stop', request_id: 'halt' })
     expect(await client.event('stopped', 'real-stop', 30_000)).toMatchObject({ request_id: 'halt' })
     expect(await processesUnder(sandbox)).toEqual([])

@@ -14,7 +14,14 @@ import { claudeBin, claudeEnv } from '../fixtures/claude-env.ts'
  * never runs, an allowed one does, and a gate that never answers (or fails)
  * keeps the tool from running.
  */
-const engine = new ClaudeEngine({ command: claudeBin, args: [], permission_mode: 'bypassPermissions', allowed_tools: [], disallowed_tools: [], maxLineBytes: 16 * 1024 * 1024 })
+const engine = new ClaudeEngine({
+  command: claudeBin,
+  args: [],
+  permission_mode: 'bypassPermissions',
+  allowed_tools: [],
+  disallowed_tools: [],
+  maxLineBytes: 16 * 1024 * 1024,
+})
 
 describe('claude engine - tool gate with the real CLI', () => {
   let api: FakeAnthropic
@@ -66,7 +73,14 @@ describe('claude engine - tool gate with the real CLI', () => {
     })
     expect(out.ran).toBe(true)
     expect(out.toolResult).toMatchObject({ isError: false })
-    expect(asked).toEqual([{ toolName: 'Bash', input: { command: expect.stringMatching(/^touch .*canary$/), description: 'Run command' }, toolUseId: (out.toolUse as { id: string }).id, cwd: expect.any(String) }])
+    expect(asked).toEqual([
+      {
+        toolName: 'Bash',
+        input: { command: expect.stringMatching(/^touch .*canary$/), description: 'Run command' },
+        toolUseId: (out.toolUse as { id: string }).id,
+        cwd: expect.any(String),
+      },
+    ])
   })
 
   it('gate - a denied call never runs; the agent reads the reason', async () => {
@@ -82,9 +96,17 @@ describe('claude engine - tool gate with the real CLI', () => {
   })
 
   it('gate - fail closed: a gate that throws, or answers garbage, denies', async () => {
-    const threw = await turn({ check: () => { throw new Error('rules broke') }, timeoutSeconds: 10 })
+    const threw = await turn({
+      check: () => {
+        throw new Error('rules broke')
+      },
+      timeoutSeconds: 10,
+    })
     expect(threw.ran).toBe(false)
-    expect(threw.toolResult).toMatchObject({ isError: true, content: expect.stringContaining('could not check this tool call, so it was not run: the check failed (rules broke)') })
+    expect(threw.toolResult).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('could not check this tool call, so it was not run: the check failed (rules broke)'),
+    })
     const garbage = await turn({ check: () => ({ decision: 'yes please' }) as never, timeoutSeconds: 10 })
     expect(garbage.ran).toBe(false)
     expect(garbage.toolResult).toMatchObject({ isError: true, content: expect.stringContaining('could not check this tool call') })
@@ -96,12 +118,21 @@ describe('claude engine - tool gate with the real CLI', () => {
     const canary = path.join(root, 'prompt-read')
     // A CLI that refuses initialize and would record any prompt it reads.
     const script = path.join(root, 'refusing-cli.sh')
-    writeFileSync(script, `#!/bin/sh\nwhile IFS= read -r line; do case "$line" in *initialize*) echo '{"type":"control_response","response":{"subtype":"error","request_id":"agent_runtime_init","error":"no hooks here"}}' ;; *'"user"'*) touch ${canary} ;; esac; done\n`)
+    writeFileSync(
+      script,
+      `#!/bin/sh\nwhile IFS= read -r line; do case "$line" in *initialize*) echo '{"type":"control_response","response":{"subtype":"error","request_id":"agent_runtime_init","error":"no hooks here"}}' ;; *'"user"'*) touch ${canary} ;; esac; done\n`,
+    )
     chmodSync(script, 0o755)
     const refusing = new ClaudeEngine({ command: script, args: [], permission_mode: 'default', allowed_tools: [], disallowed_tools: [], maxLineBytes: 1024 })
     const stderr: string[] = []
     const cli = await refusing.start(
-      { cwd: root, cliSessionId: crypto.randomUUID(), resume: false, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, toolGate: { check: () => ({ decision: 'allow' }), timeoutSeconds: 10 } },
+      {
+        cwd: root,
+        cliSessionId: crypto.randomUUID(),
+        resume: false,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        toolGate: { check: () => ({ decision: 'allow' }), timeoutSeconds: 10 },
+      },
       { onOutput: () => {}, onOverlong: () => {}, onStderr: (line) => stderr.push(line) },
     )
     cli.send('hello')

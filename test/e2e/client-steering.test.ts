@@ -65,7 +65,10 @@ async function drain(events: AsyncIterableIterator<ServiceEvent>): Promise<Servi
 function cli(args: string[], terminal?: { when: string; type: string }) {
   const command = [process.execPath, BIN, ...args]
   const child = terminal
-    ? spawn('script', ['-qfec', command.map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' '), '/dev/null'], { env: { ...process.env, AGENT_RUNTIME_API_KEY: KEY }, stdio: ['pipe', 'pipe', 'pipe'] })
+    ? spawn('script', ['-qfec', command.map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' '), '/dev/null'], {
+        env: { ...process.env, AGENT_RUNTIME_API_KEY: KEY },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AGENT_RUNTIME_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = { stdout: '', stderr: '' }
   let typed = false

@@ -13,7 +13,8 @@ import { codexBin, fakeProviderArgs } from './engines/codex.ts'
 
 describe('codex engine - the real Codex CLI over app-server against the fake Responses API', () => {
   let api: FakeResponses
-  const engine = (args: string[] = []) => new CodexEngine({ command: codexBin, args: [...fakeProviderArgs(api.url), ...args], model: 'gpt-5.5', maxLineBytes: 1 << 20 })
+  const engine = (args: string[] = []) =>
+    new CodexEngine({ command: codexBin, args: [...fakeProviderArgs(api.url), ...args], model: 'gpt-5.5', maxLineBytes: 1 << 20 })
   const scratch = engineScratch('codex-engine-')
 
   beforeAll(async () => {

@@ -76,23 +76,38 @@ describe('faults', () => {
   it('fault - 500 concurrent sessions across two gateways all complete, no event lost or doubled', async () => {
     // The production lease TTL, not the fixture's 4 s: 500 CLIs starting at once can stall a runner on two cores for
     // seconds, and a fenced runner ends its turns with RUNNER_LOST (test/runner/fence.test.ts), which is not what this measures.
-    const { cluster } = await clusters.start({ gateways: 2, runners: 2, engine: TINY_CLAUDE, overrides: { runner: { max_sessions: 400 }, state: { lease_ttl: '10s' } } })
+    const { cluster } = await clusters.start({
+      gateways: 2,
+      runners: 2,
+      engine: TINY_CLAUDE,
+      overrides: { runner: { max_sessions: 400 }, state: { lease_ttl: '10s' } },
+    })
     const perClient = 10
     const connections = await Promise.all(Array.from({ length: 50 }, (_, i) => connect(cluster.wsUrl(i % 2))))
     const sessions = connections.flatMap((client, c) => Array.from({ length: perClient }, (_, i) => ({ client, id: `load-${c}-${i}` })))
     for (const { client, id } of sessions) client.send({ type: 'execute', session_id: id, prompt: `hello ${id}`, request_id: id })
     await Promise.all(
       sessions.map(({ client, id }) =>
-        client.next((msg) => msg.session_id === id && (msg.event === 'completed' || msg.event === 'error'), 120_000).catch(() => {
-          // Say which session did not end and what it did get, not the connection's last messages.
-          const logs = [...cluster.gateways, ...cluster.runners].flatMap((service) => service.output().split('\n').filter((line) => line.includes(id) || /"level":"(warn|error|fatal)"/.test(line)))
-          throw new Error(`session ${id} did not end within 120 s; its events: ${JSON.stringify(client.eventsOf(id))}; its log lines:\n${logs.join('\n')}`)
-        }),
+        client
+          .next((msg) => msg.session_id === id && (msg.event === 'completed' || msg.event === 'error'), 120_000)
+          .catch(() => {
+            // Say which session did not end and what it did get, not the connection's last messages.
+            const logs = [...cluster.gateways, ...cluster.runners].flatMap((service) =>
+              service
+                .output()
+                .split('\n')
+                .filter((line) => line.includes(id) || /"level":"(warn|error|fatal)"/.test(line)),
+            )
+            throw new Error(`session ${id} did not end within 120 s; its events: ${JSON.stringify(client.eventsOf(id))}; its log lines:\n${logs.join('\n')}`)
+          }),
       ),
     )
     for (const { client, id } of sessions) {
       const events = client.eventsOf(id)
-      expect(events.map((event) => event.event), `${id}: ${JSON.stringify(events)}`).toEqual(['answer', 'session_stats', 'completed'])
+      expect(
+        events.map((event) => event.event),
+        `${id}: ${JSON.stringify(events)}`,
+      ).toEqual(['answer', 'session_stats', 'completed'])
       expect(events[0]!.data).toBe('tiny answer 1')
       expect(new Set(events.map((event) => event.seq)).size).toBe(2)
     }

@@ -5,7 +5,10 @@ import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(base + path, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) })
+  const response = await fetch(base + path, {
+    method,
+    ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  })
   const text = await response.text()
   return { status: response.status, body: text ? JSON.parse(text) : undefined }
 }

@@ -45,11 +45,32 @@ beforeAll(async () => {
   await core.createNamespace({ body: { metadata: { name: NAMESPACE } } })
   await core.createNamespacedSecret({ namespace: NAMESPACE, body: { metadata: { name: 'model' }, stringData: { ANTHROPIC_API_KEY: apiKey } } })
   const result = await helm([
-    'install', RELEASE, CHART, '--namespace', NAMESPACE, '--wait', '--timeout', '10m',
-    '--set', `image.gateway.repository=${gateway.repository}`, '--set', `image.gateway.tag=${gateway.tag}`,
-    '--set', `image.runner.repository=${runner.repository}`, '--set', `image.runner.tag=${runner.tag}`,
-    '--set', 'nats.enabled=true', '--set', 'secrets.modelApiKey.existingSecret=model',
-    '--set', 'sandbox.warmPool=1', '--set', 'gateway.replicas=1', '--set', 'controller.replicas=2',
+    'install',
+    RELEASE,
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    '--wait',
+    '--timeout',
+    '10m',
+    '--set',
+    `image.gateway.repository=${gateway.repository}`,
+    '--set',
+    `image.gateway.tag=${gateway.tag}`,
+    '--set',
+    `image.runner.repository=${runner.repository}`,
+    '--set',
+    `image.runner.tag=${runner.tag}`,
+    '--set',
+    'nats.enabled=true',
+    '--set',
+    'secrets.modelApiKey.existingSecret=model',
+    '--set',
+    'sandbox.warmPool=1',
+    '--set',
+    'gateway.replicas=1',
+    '--set',
+    'controller.replicas=2',
   ])
   if (result.code !== 0) throw new Error(`helm install failed:\n${result.stderr}`)
 })
@@ -64,9 +85,15 @@ const sandboxPods = async () => (await core.listNamespacedPod({ namespace: NAMES
 
 describe('k8s - the chart on a real cluster', () => {
   test('the warm pool comes up, a session runs in its own pod, and the pool refills', async () => {
-    await until(async () => (await sandboxPods()).some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')), 'a ready warm pod', 300_000)
+    await until(
+      async () => (await sandboxPods()).some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
+      'a ready warm pod',
+      300_000,
+    )
     const kubectl = await kubectlBinary()
-    portForward = spawn(kubectl, ['port-forward', '--namespace', NAMESPACE, `service/${RELEASE}-agent-runtime-gateway`, '18080:80'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    portForward = spawn(kubectl, ['port-forward', '--namespace', NAMESPACE, `service/${RELEASE}-agent-runtime-gateway`, '18080:80'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     await new Promise<void>((resolve, reject) => {
       portForward!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('Forwarding from') && resolve())
       portForward!.once('exit', (code) => reject(new Error(`kubectl port-forward exited with ${code}`)))

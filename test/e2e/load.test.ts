@@ -98,7 +98,9 @@ function sample<T>(items: T[], n = 3): string {
 /** Every turn ended exactly once, with `completed`. `log` is the service's output for failure messages. */
 function expectEachTurnCompletedOnce(turns: LoadTurn[], log: () => string): void {
   const lost = turns.filter((turn) => turn.ends.length === 0)
-  expect(lost.length, `${lost.length} of ${turns.length} turns never ended (lost), e.g. ${sample(lost.map((t) => t.requestId))}\n${log().slice(-3_000)}`).toBe(0)
+  expect(lost.length, `${lost.length} of ${turns.length} turns never ended (lost), e.g. ${sample(lost.map((t) => t.requestId))}\n${log().slice(-3_000)}`).toBe(
+    0,
+  )
   const twice = turns.filter((turn) => turn.ends.length > 1)
   expect(twice.length, `${twice.length} turns ended more than once, e.g. ${sample(twice.map((t) => t.ends))}`).toBe(0)
   // Must be `completed`: nothing here may legitimately fail a turn (see the file comment).
@@ -112,7 +114,10 @@ async function expectReplayEqualsLive(wsUrl: string, client: LoadClient, session
   for (const id of sessionIds) {
     const live = client.eventsOf(id)
     const seqs = live.map((event) => event.seq)
-    expect(seqs.every((seq) => typeof seq === 'number'), `${id}: a live event without seq: ${sample(live)}`).toBe(true)
+    expect(
+      seqs.every((seq) => typeof seq === 'number'),
+      `${id}: a live event without seq: ${sample(live)}`,
+    ).toBe(true)
     expect(seqs, `${id}: live sequences not rising`).toEqual([...new Set(seqs as number[])].sort((a, b) => a - b))
     untilSeq.set(id, seqs.at(-1) as number)
   }
@@ -164,7 +169,14 @@ describe('load', () => {
     const pid = service.child.pid!
     const atStart = await rssMiB(pid)
     let peak = 0
-    const sampler = setInterval(() => void rssMiB(pid).then((mib) => (peak = Math.max(peak, mib)), () => {}), 500)
+    const sampler = setInterval(
+      () =>
+        void rssMiB(pid).then(
+          (mib) => (peak = Math.max(peak, mib)),
+          () => {},
+        ),
+      500,
+    )
     const turns: LoadTurn[] = []
     try {
       await atRate(RATE, RATE_SECONDS * 1000, (i) => turns.push(client.execute(`steady-${i}`, `hello ${i}`, `steady-${i}`)))
@@ -181,10 +193,16 @@ describe('load', () => {
     expect(client.stray).toEqual([])
 
     const rss = await rssMiB(pid)
-    console.log(`load - ${turns.length} sessions at ${RATE}/s: service RSS ${atStart.toFixed(0)} MiB at start, ${rss.toFixed(0)} MiB at the end, ${Math.max(peak, rss).toFixed(0)} MiB at most`)
+    console.log(
+      `load - ${turns.length} sessions at ${RATE}/s: service RSS ${atStart.toFixed(0)} MiB at start, ${rss.toFixed(0)} MiB at the end, ${Math.max(peak, rss).toFixed(0)} MiB at most`,
+    )
     expect(rss, `service RSS at the end, MiB (peak ${peak.toFixed(0)})`).toBeLessThan(RSS_BOUND_MIB)
 
-    await expectReplayEqualsLive(wsUrl, client, turns.map((turn) => turn.sessionId))
+    await expectReplayEqualsLive(
+      wsUrl,
+      client,
+      turns.map((turn) => turn.sessionId),
+    )
   }, 180_000)
 
   it(`load - a burst of ${BURST} new sessions on gateway + 2 runners over NATS: each turn completes once, none lost, replay equals live`, async () => {

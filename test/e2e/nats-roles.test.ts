@@ -29,7 +29,13 @@ describe('gateway and runner with their own NATS users (operator mode)', () => {
   async function roleNats(role: 'gateway' | 'runner') {
     const spec: PermissionSpec = { role, prefix }
     const user = createUser()
-    const jwt = encodeUserJwt(operator.signingKey, { subject: user.getPublicKey(), name: role, permissions: permissionsFor(spec), issuerAccount: operator.account, issuedAt: Math.floor(Date.now() / 1000) })
+    const jwt = encodeUserJwt(operator.signingKey, {
+      subject: user.getPublicKey(),
+      name: role,
+      permissions: permissionsFor(spec),
+      issuerAccount: operator.account,
+      issuedAt: Math.floor(Date.now() / 1000),
+    })
     const file = path.join(dir, `${role}.creds`)
     await writeFile(file, formatCreds(jwt, user.getSeed()), { mode: 0o600 })
     return { url: nats.url, prefix, creds_file: file, inbox_prefix: inboxPrefixFor(spec) }
@@ -62,7 +68,15 @@ describe('gateway and runner with their own NATS users (operator mode)', () => {
     client = await WsClient.connect(gateway.address!.replace('http', 'ws') + '/ws/v1/agent')
     client.send({ type: 'execute', request_id: 1, session_id: 'roles-1', prompt: 'tool: echo with roles' })
     await client.event('completed', 'roles-1')
-    expect(client.eventsOf('roles-1').map((msg) => msg.event)).toEqual(['thinking', 'answer', 'tool_use', 'tool_result', 'answer', 'session_stats', 'completed'])
+    expect(client.eventsOf('roles-1').map((msg) => msg.event)).toEqual([
+      'thinking',
+      'answer',
+      'tool_use',
+      'tool_result',
+      'answer',
+      'session_stats',
+      'completed',
+    ])
     client.send({ type: 'execute', request_id: 2, session_id: 'roles-1', prompt: 'again' })
     await client.next((msg) => msg.request_id === 2 && msg.event === 'completed')
     // A second client resumes from sequence 1: the gateway replays from the stream (consumer API).

@@ -51,9 +51,17 @@ describe('opencode layer - real Claude Code CLI behind the OpenCode SDK', () => 
       ['text', 'Let me run a command.'],
       ['text', 'Done. The tool said: hi'],
     ])
-    const assistant = events.events.filter((e) => e.type === 'message.updated' && e.properties.sessionID === sessionID && e.properties.info.role === 'assistant').at(-1)
-    expect(assistant?.type === 'message.updated' && assistant.properties.info).toMatchObject({ finish: 'stop', modelID: expect.stringMatching(/^claude-/), time: { completed: expect.any(Number) } })
-    expect(assistant?.type === 'message.updated' && assistant.properties.info.role === 'assistant' && assistant.properties.info.tokens.output).toBeGreaterThan(0)
+    const assistant = events.events
+      .filter((e) => e.type === 'message.updated' && e.properties.sessionID === sessionID && e.properties.info.role === 'assistant')
+      .at(-1)
+    expect(assistant?.type === 'message.updated' && assistant.properties.info).toMatchObject({
+      finish: 'stop',
+      modelID: expect.stringMatching(/^claude-/),
+      time: { completed: expect.any(Number) },
+    })
+    expect(assistant?.type === 'message.updated' && assistant.properties.info.role === 'assistant' && assistant.properties.info.tokens.output).toBeGreaterThan(
+      0,
+    )
 
     const answer = await client.session.prompt({ sessionID, parts: [{ type: 'text', text: 'recall' }] })
     expect(answer.data!.parts.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : ''))).toEqual(['Earlier prompts: run: echo hi'])

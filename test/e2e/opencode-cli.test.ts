@@ -14,7 +14,6 @@ import { startStack, type Stack } from '../fixtures/stack.ts'
 
 let opencodeBin: string | undefined
 
-
 interface Run {
   code: number | null
   stdout: string
@@ -76,7 +75,12 @@ describe('opencode cli - `opencode run --attach` against the service', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(run.lines.map((line) => line.type)).toEqual(['step_start', 'text', 'tool_use', 'text', 'step_finish'])
     const tool = run.lines.find((line) => line.type === 'tool_use')
-    expect(tool.part).toMatchObject({ type: 'tool', tool: 'Bash', callID: expect.stringMatching(/^toolu_/), state: { status: 'completed', input: { command: 'printf attached' }, output: 'attached' } })
+    expect(tool.part).toMatchObject({
+      type: 'tool',
+      tool: 'Bash',
+      callID: expect.stringMatching(/^toolu_/),
+      state: { status: 'completed', input: { command: 'printf attached' }, output: 'attached' },
+    })
     expect(run.lines.at(-2).part.text).toBe('Done. The tool said: "attached"')
     expect(run.lines.at(-1).part).toMatchObject({ type: 'step-finish', reason: 'stop', tokens: { input: 24, output: 84 } })
 

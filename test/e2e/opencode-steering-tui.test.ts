@@ -44,8 +44,29 @@ describe('opencode steering tui - the TUI’s permission dialog answers the real
     stack = await startStack({ engine: { default: 'claude', approval: 'ask', approval_timeout: '120s' }, engines: [fixture.config] })
     home = mkdtempSync(path.join(tmpdir(), 'opencode-steer-tui-'))
     // A HOME of its own, offline; the pane stays after the TUI exits so a crash is seen on screen.
-    const env = [`HOME=${home}`, `XDG_CONFIG_HOME=${home}/.config`, `XDG_DATA_HOME=${home}/.local/share`, `XDG_CACHE_HOME=${home}/.cache`, `XDG_STATE_HOME=${home}/.local/state`, 'OPENCODE_DISABLE_MODELS_FETCH=1', 'OPENCODE_DISABLE_AUTOUPDATE=1', 'TERM=xterm-256color']
-    await tmux('new-session', '-d', '-s', pane, '-x', '160', '-y', '45', '-c', home, `env ${env.join(' ')} ${opencode} attach ${stack.url}; echo "opencode exited: $?"; sleep 600`)
+    const env = [
+      `HOME=${home}`,
+      `XDG_CONFIG_HOME=${home}/.config`,
+      `XDG_DATA_HOME=${home}/.local/share`,
+      `XDG_CACHE_HOME=${home}/.cache`,
+      `XDG_STATE_HOME=${home}/.local/state`,
+      'OPENCODE_DISABLE_MODELS_FETCH=1',
+      'OPENCODE_DISABLE_AUTOUPDATE=1',
+      'TERM=xterm-256color',
+    ]
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      pane,
+      '-x',
+      '160',
+      '-y',
+      '45',
+      '-c',
+      home,
+      `env ${env.join(' ')} ${opencode} attach ${stack.url}; echo "opencode exited: $?"; sleep 600`,
+    )
   }, 300_000)
   afterAll(async () => {
     await tmux('kill-session', '-t', pane).catch(() => '')

@@ -61,17 +61,30 @@ async function asking(title: string) {
 describe('opencode steering - the OpenCode SDK answers the real Claude Code CLIâ€™s requests', () => {
   it('v2 client - permission.asked names the tool part of the call; permission.list and the /api lists show it; reply once runs the tool; a second answer is 404 with ALREADY_ANSWERED', async () => {
     const { session, permission } = await asking('allow once')
-    expect(permission).toMatchObject({ id: expect.stringMatching(/^per_/), sessionID: session.id, permission: 'bash', patterns: ['touch canary'], metadata: { command: 'touch canary' } })
+    expect(permission).toMatchObject({
+      id: expect.stringMatching(/^per_/),
+      sessionID: session.id,
+      permission: 'bash',
+      patterns: ['touch canary'],
+      metadata: { command: 'touch canary' },
+    })
     expect(permission.always).toEqual([expect.stringMatching(/^touch canary/)])
     // The request points at the running tool part of the same call.
-    const part = events.events.flatMap((e) => (is('message.part.updated', session.id)(e) && e.properties.part.type === 'tool' ? [e.properties.part as ToolPart] : [])).at(-1)
+    const part = events.events
+      .flatMap((e) => (is('message.part.updated', session.id)(e) && e.properties.part.type === 'tool' ? [e.properties.part as ToolPart] : []))
+      .at(-1)
     expect(part).toMatchObject({ tool: 'Bash', state: { status: 'running' } })
     expect(permission.tool).toEqual({ messageID: part!.messageID, callID: part!.callID })
 
     expect((await client.permission.list()).data).toContainEqual(permission)
-    expect((await client.v2.permission.request.list()).data?.data).toContainEqual(expect.objectContaining({ id: permission.id, action: 'bash', resources: ['touch canary'] }))
+    expect((await client.v2.permission.request.list()).data?.data).toContainEqual(
+      expect.objectContaining({ id: permission.id, action: 'bash', resources: ['touch canary'] }),
+    )
     expect((await client.v2.session.permission.list({ sessionID: session.id })).data?.data.map((p) => p.id)).toEqual([permission.id])
-    expect((await client.v2.session.permission.get({ sessionID: session.id, requestID: permission.id })).data?.data).toMatchObject({ id: permission.id, source: { type: 'tool', callID: part!.callID } })
+    expect((await client.v2.session.permission.get({ sessionID: session.id, requestID: permission.id })).data?.data).toMatchObject({
+      id: permission.id,
+      source: { type: 'tool', callID: part!.callID },
+    })
 
     const answered = await client.permission.reply({ requestID: permission.id, reply: 'once' })
     expect(answered.data).toBe(true)
@@ -110,7 +123,15 @@ describe('opencode steering - the OpenCode SDK answers the real Claude Code CLIâ
     const session = (await client.session.create({ title: 'question' })).data!
     await client.session.promptAsync({ sessionID: session.id, parts: [{ type: 'text', text: 'ask: Which colour? | Red | Blue' }] })
     const asked = (await next('question.asked', session.id, TURN_MS)).properties
-    expect(asked.questions).toEqual([{ question: 'Which colour?', header: 'Choice', options: [expect.objectContaining({ label: 'Red' }), expect.objectContaining({ label: 'Blue' })], multiple: false, custom: true }])
+    expect(asked.questions).toEqual([
+      {
+        question: 'Which colour?',
+        header: 'Choice',
+        options: [expect.objectContaining({ label: 'Red' }), expect.objectContaining({ label: 'Blue' })],
+        multiple: false,
+        custom: true,
+      },
+    ])
     expect(asked.tool?.callID).toEqual(expect.any(String))
     expect((await client.question.list()).data?.map((q) => q.id)).toContain(asked.id)
     expect((await client.question.reply({ requestID: asked.id, answers: [['Blue']] })).data).toBe(true)
@@ -123,6 +144,9 @@ describe('opencode steering - the OpenCode SDK answers the real Claude Code CLIâ
     expect((await client.v2.session.question.list({ sessionID: session.id })).data?.data.map((q) => q.id)).toEqual([second.id])
     expect((await client.v2.session.question.reject({ sessionID: session.id, requestID: second.id })).response.status).toBe(204)
     expect((await next('question.rejected', session.id)).properties).toEqual({ sessionID: session.id, requestID: second.id })
-    await events.next((e) => is('session.idle', session.id)(e) && events.events.indexOf(e) > events.events.findIndex(is('question.rejected', session.id)), TURN_MS)
+    await events.next(
+      (e) => is('session.idle', session.id)(e) && events.events.indexOf(e) > events.events.findIndex(is('question.rejected', session.id)),
+      TURN_MS,
+    )
   })
 })

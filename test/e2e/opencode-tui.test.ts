@@ -57,8 +57,29 @@ describe('opencode tui - `opencode attach` against the service', () => {
     home = mkdtempSync(join(tmpdir(), 'opencode-tui-'))
     const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
     // A HOME of its own, offline; the pane stays after the TUI exits so a crash is seen on screen.
-    const env = [`HOME=${home}`, `XDG_CONFIG_HOME=${home}/.config`, `XDG_DATA_HOME=${home}/.local/share`, `XDG_CACHE_HOME=${home}/.cache`, `XDG_STATE_HOME=${home}/.local/state`, 'OPENCODE_DISABLE_MODELS_FETCH=1', 'OPENCODE_DISABLE_AUTOUPDATE=1', 'TERM=xterm-256color']
-    await tmux('new-session', '-d', '-s', pane, '-x', '160', '-y', '45', '-c', home, `env ${env.join(' ')} ${opencode} attach ${url} --password ${API_KEY}; echo "opencode exited: $?"; sleep 600`)
+    const env = [
+      `HOME=${home}`,
+      `XDG_CONFIG_HOME=${home}/.config`,
+      `XDG_DATA_HOME=${home}/.local/share`,
+      `XDG_CACHE_HOME=${home}/.cache`,
+      `XDG_STATE_HOME=${home}/.local/state`,
+      'OPENCODE_DISABLE_MODELS_FETCH=1',
+      'OPENCODE_DISABLE_AUTOUPDATE=1',
+      'TERM=xterm-256color',
+    ]
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      pane,
+      '-x',
+      '160',
+      '-y',
+      '45',
+      '-c',
+      home,
+      `env ${env.join(' ')} ${opencode} attach ${url} --password ${API_KEY}; echo "opencode exited: $?"; sleep 600`,
+    )
   }, 300_000) // the first run installs the CLI
   afterAll(async () => {
     await tmux('kill-session', '-t', pane).catch(() => '')
@@ -87,7 +108,10 @@ describe('opencode tui - `opencode attach` against the service', () => {
     // The prompt went through the session routes, and the TUI followed the event stream.
     // The proxy logs a route when its answer arrives, and the blocking message POST answers after the screen is done: wait for it.
     const routes = () => asked.map((a) => `${a.method} ${a.path.replace(/ses_\w+/, '{id}')} ${a.status}`)
-    await vi.waitFor(() => expect(routes()).toEqual(expect.arrayContaining(['POST /session 200', 'POST /session/{id}/message 200', 'GET /global/event 200'])), { timeout: 10_000, interval: 100 })
+    await vi.waitFor(() => expect(routes()).toEqual(expect.arrayContaining(['POST /session 200', 'POST /session/{id}/message 200', 'GET /global/event 200'])), {
+      timeout: 10_000,
+      interval: 100,
+    })
     // Every request carried the key: nothing was refused.
     expect(asked.filter((a) => a.status === 401)).toEqual([])
     // Every route it needs to start answered.

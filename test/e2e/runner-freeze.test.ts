@@ -21,7 +21,10 @@ describe('a runner frozen past its lease', () => {
     const client = await connect(cluster.wsUrl(0))
     client.send({ type: 'execute', session_id: 'frz', prompt: 'stamped: 4000 200', request_id: 'long' })
     await vi.waitFor(() => expect(client.eventsOf('frz').filter((e) => e.event === 'answer').length).toBeGreaterThanOrEqual(20), { timeout: 20_000 })
-    const owner = await ancestorAmong(await fakeCliIn(cluster.sandbox('frz')), cluster.runners.map((runner) => runner.child.pid!))
+    const owner = await ancestorAmong(
+      await fakeCliIn(cluster.sandbox('frz')),
+      cluster.runners.map((runner) => runner.child.pid!),
+    )
     if (owner === undefined) throw new Error('the CLI of session frz descends from no runner')
     process.kill(owner, 'SIGSTOP')
     let frozen = true
@@ -38,7 +41,8 @@ describe('a runner frozen past its lease', () => {
     for (const id of fresh) client.send({ type: 'execute', session_id: id, prompt: `run once ${id}`, request_id: id })
     const answers = await Promise.all(fresh.map((id) => client.next(ended(id), 30_000)))
     const timedOut = fresh.filter((_, i) => (answers[i]!.error as { code?: string } | undefined)?.code === 'RUNNER_TIMEOUT')
-    for (const answer of answers) expect(['completed', 'RUNNER_TIMEOUT']).toContain(answer.event === 'completed' ? 'completed' : (answer.error as { code: string }).code)
+    for (const answer of answers)
+      expect(['completed', 'RUNNER_TIMEOUT']).toContain(answer.event === 'completed' ? 'completed' : (answer.error as { code: string }).code)
 
     process.kill(owner, 'SIGCONT')
     frozen = false

@@ -22,7 +22,9 @@ describe('sandbox - escape corpus, real Claude Code CLI, default config', () => 
     api = await startFakeAnthropic()
     env = claudeEnv({ baseUrl: api.url })
     const { HOME: _home, ...engineEnv } = env.env
-    stack = await startEscapeStack({ command: claudeBin, args: [], env: engineEnv, stop_grace: '2s' }, (command) => `run-b64: ${b64(command)}`, { waf: { enabled: false } })
+    stack = await startEscapeStack({ command: claudeBin, args: [], env: engineEnv, stop_grace: '2s' }, (command) => `run-b64: ${b64(command)}`, {
+      waf: { enabled: false },
+    })
   }, 60_000)
   afterAll(async () => {
     await stack?.close()

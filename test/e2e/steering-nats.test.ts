@@ -72,9 +72,17 @@ describe('steering - gateways and a runner over NATS', () => {
     const second = await connect(gatewayB)
     second.send({ type: 'attach', session_id: sessionId, last_seq: 0 })
     expect(((await second.event('permission_request', sessionId)).permission as { id: string }).id).toBe(request.id)
-    const reply = await fetch(`${gatewayB.address}/v1/sessions/${sessionId}/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permission_id: request.id, decision: 'allow_once' }) })
+    const reply = await fetch(`${gatewayB.address}/v1/sessions/${sessionId}/reply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ permission_id: request.id, decision: 'allow_once' }),
+    })
     expect(reply.status).toBe(200)
-    expect(await second.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === request.id)).toMatchObject({ decision: 'allow_once', source: 'client', by: 'http' })
+    expect(await second.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === request.id)).toMatchObject({
+      decision: 'allow_once',
+      source: 'client',
+      by: 'http',
+    })
     expect(await second.next((msg) => msg.session_id === sessionId && isEnd(msg), TURN_MS)).toMatchObject({ event: 'completed' })
     expect(existsSync(canary(sessionId))).toBe(true)
     gatewayA = await startServiceProcess('gateway', config, dir)

@@ -84,7 +84,14 @@ describe('native websocket - a client that stops reading, service process', () =
     const before = await rssMiB(pid)
 
     let peak = before
-    const sampler = setInterval(() => void rssMiB(pid).then((mib) => (peak = Math.max(peak, mib)), () => {}), 100)
+    const sampler = setInterval(
+      () =>
+        void rssMiB(pid).then(
+          (mib) => (peak = Math.max(peak, mib)),
+          () => {},
+        ),
+      100,
+    )
     try {
       const reader = follow(wsUrl, 'big', 120_000)
       const slow = await WsClient.connect(wsUrl)

@@ -230,7 +230,14 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   let toolCounter = 0
   const nextToolId = () => `toolu_fake_${++toolCounter}`
 
-  async function streamReply(res: ServerResponse, record: RecordedRequest, reply: Reply, ids: { id: string; requestId: string }, model: string, inputTokens: number) {
+  async function streamReply(
+    res: ServerResponse,
+    record: RecordedRequest,
+    reply: Reply,
+    ids: { id: string; requestId: string },
+    model: string,
+    inputTokens: number,
+  ) {
     const { id, requestId } = ids
     let closed = false
     res.once('close', () => {

@@ -104,7 +104,11 @@ export async function startFakeChatApi(options: FakeChatApiOptions = {}): Promis
     waitForSent(count, timeoutMs = 15_000) {
       if (api.sent.length >= count) return Promise.resolve(api.sent.slice())
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`fake chat API: ${api.sent.length} of ${count} messages within ${timeoutMs} ms: ${JSON.stringify(api.sent.map((m) => m.body))}`)), timeoutMs)
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`fake chat API: ${api.sent.length} of ${count} messages within ${timeoutMs} ms: ${JSON.stringify(api.sent.map((m) => m.body))}`)),
+          timeoutMs,
+        )
         waiters.push({
           count,
           resolve: () => {
@@ -152,7 +156,13 @@ export async function startFakeChatApi(options: FakeChatApiOptions = {}): Promis
     if (hold) await hold
     const failure = takeFailure(sendFailures)
     if (failure) {
-      return answer(res, call, failure.status, { code: 'fake.failure', message: `told to fail with ${failure.status}` }, failure.retryAfter ? { 'retry-after': failure.retryAfter } : {})
+      return answer(
+        res,
+        call,
+        failure.status,
+        { code: 'fake.failure', message: `told to fail with ${failure.status}` },
+        failure.retryAfter ? { 'retry-after': failure.retryAfter } : {},
+      )
     }
     const tokenHeader = call.headers['x-acs-chat-access-token']
     if (typeof tokenHeader !== 'string' || !live.has(tokenHeader)) {

@@ -160,7 +160,10 @@ describe('fake-claude', () => {
     if (toolUse?.kind !== 'tool_use') throw new Error('no tool_use')
     expect(toolResult).toEqual({ kind: 'tool_result', toolUseId: toolUse.id, content: 'hi', isError: false })
     expect(text).toMatchObject({ kind: 'text', text: 'Done. The tool said: "hi"' })
-    expect(result).toMatchObject({ kind: 'result', result: { isError: false, subtype: 'success', numTurns: 2, text: 'Done. The tool said: "hi"', model: 'claude-fake-1' } })
+    expect(result).toMatchObject({
+      kind: 'result',
+      result: { isError: false, subtype: 'success', numTurns: 2, text: 'Done. The tool said: "hi"', model: 'claude-fake-1' },
+    })
     // The second command printed its cwd, its pid and its process group.
     const second = run.outputs.filter((o) => o.kind === 'tool_result')[1]
     const [cwd, pid, pgid] = second?.kind === 'tool_result' ? second.content.split(/\s+/) : []
@@ -169,7 +172,7 @@ describe('fake-claude', () => {
     expect(pgid).not.toBe(String(run.child.pid))
   })
 
-  it('fake-claude - --include-partial-messages: a tool turn has the stream events of sample-stream-partial-messages.jsonl, and each block\'s deltas make its text', async () => {
+  it("fake-claude - --include-partial-messages: a tool turn has the stream events of sample-stream-partial-messages.jsonl, and each block's deltas make its text", async () => {
     const run = new Run([...STREAM_FLAGS, '--include-partial-messages'], sandbox())
     run.send('tool: echo hi')
     await run.waitForResults(1)
@@ -181,7 +184,9 @@ describe('fake-claude', () => {
     const whole = run.outputs.filter((o) => o.kind === 'text' || o.kind === 'thinking')
     expect(whole.map((o) => o.text)).toEqual(['The user wants me to run a command. I will use Bash.', 'Let me run a command.', 'Done. The tool said: "hi"'])
     for (const block of whole) {
-      const of = run.outputs.filter((o) => (o.kind === 'text_delta' || o.kind === 'thinking_delta') && o.kind.startsWith(block.kind) && o.messageId === block.messageId)
+      const of = run.outputs.filter(
+        (o) => (o.kind === 'text_delta' || o.kind === 'thinking_delta') && o.kind.startsWith(block.kind) && o.messageId === block.messageId,
+      )
       expect(of.map((o) => (o as { text: string }).text).join('')).toBe(block.text)
     }
   })
@@ -210,7 +215,11 @@ describe('fake-claude', () => {
     }
     expect(run.kinds()).toEqual(kindsOf('sample-stdin-multiturn.jsonl'))
     expect(run.results().map((r) => r.cumulativeCostUsd)).toEqual([0.001, 0.002, 0.003])
-    expect(run.results().map((r) => [r.inputTokens, r.outputTokens])).toEqual([[12, 42], [24, 84], [12, 42]])
+    expect(run.results().map((r) => [r.inputTokens, r.outputTokens])).toEqual([
+      [12, 42],
+      [24, 84],
+      [12, 42],
+    ])
     const ids = new Set(run.outputs.flatMap((o) => (o.kind === 'init' ? [o.cliSessionId] : [])))
     expect(ids.size).toBe(1)
   })
@@ -244,7 +253,10 @@ describe('fake-claude', () => {
     await run.waitForResults(1)
     expect(run.kinds()).toEqual(kindsOf('sample-stdin-interrupt.jsonl'))
     expect(run.types()).toEqual(typesOf('sample-stdin-interrupt.jsonl'))
-    expect(JSON.parse(run.lines[1] ?? '')).toEqual({ type: 'control_response', response: { subtype: 'success', request_id: 'req_int_1', response: { still_queued: [] } } })
+    expect(JSON.parse(run.lines[1] ?? '')).toEqual({
+      type: 'control_response',
+      response: { subtype: 'success', request_id: 'req_int_1', response: { still_queued: [] } },
+    })
     expect(run.results()[0]).toMatchObject({ isError: true, subtype: 'error_during_execution' })
   })
 
@@ -404,11 +416,38 @@ describe('fake-claude', () => {
   })
 
   it('fake-claude - accepts the real flags, prompt as text blocks', async () => {
-    const run = new Run([
-      ...STREAM_FLAGS, '--session-id', randomUUID(), '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash', 'Read',
-      '--disallowedTools', 'Write,Edit', '--model', 'claude-fake-2', '--settings', '{}', '--include-partial-messages',
-    ], sandbox())
-    run.child.stdin.write(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] } }) + '\n')
+    const run = new Run(
+      [
+        ...STREAM_FLAGS,
+        '--session-id',
+        randomUUID(),
+        '--permission-mode',
+        'acceptEdits',
+        '--allowedTools',
+        'Bash',
+        'Read',
+        '--disallowedTools',
+        'Write,Edit',
+        '--model',
+        'claude-fake-2',
+        '--settings',
+        '{}',
+        '--include-partial-messages',
+      ],
+      sandbox(),
+    )
+    run.child.stdin.write(
+      JSON.stringify({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      }) + '\n',
+    )
     await run.waitForResults(1)
     expect(run.outputs[0]).toMatchObject({ kind: 'init', model: 'claude-fake-2' })
     expect(JSON.parse(run.lines[0] ?? '')).toMatchObject({ permissionMode: 'acceptEdits' })

@@ -76,13 +76,35 @@ interface Args {
 }
 
 const VALUE_FLAGS = new Set([
-  '--input-format', '--output-format', '--session-id', '--resume', '-r', '--append-system-prompt',
-  '--system-prompt', '--permission-mode', '--model', '--settings', '--max-turns', '--fallback-model',
-  '--setting-sources', '--agent', '--agents', '--effort', '--name', '-n', '--permission-prompt-tool',
+  '--input-format',
+  '--output-format',
+  '--session-id',
+  '--resume',
+  '-r',
+  '--append-system-prompt',
+  '--system-prompt',
+  '--permission-mode',
+  '--model',
+  '--settings',
+  '--max-turns',
+  '--fallback-model',
+  '--setting-sources',
+  '--agent',
+  '--agents',
+  '--effort',
+  '--name',
+  '-n',
+  '--permission-prompt-tool',
 ])
 const VARIADIC_FLAGS = new Set([
-  '--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools', '--tools',
-  '--mcp-config', '--add-dir', '--betas',
+  '--allowedTools',
+  '--allowed-tools',
+  '--disallowedTools',
+  '--disallowed-tools',
+  '--tools',
+  '--mcp-config',
+  '--add-dir',
+  '--betas',
 ])
 
 function parseArgs(argv: string[]): Args {
@@ -238,10 +260,23 @@ function newMessageId(): string {
 
 function initLine(): object {
   return {
-    type: 'system', subtype: 'init', cwd: process.cwd(), session_id: sessionId, tools: TOOLS,
-    mcp_servers: [], model: args.model, permissionMode: args.permissionMode, slash_commands: [],
-    apiKeySource: 'none', claude_code_version: VERSION, output_style: 'default', agents: [],
-    skills: [], plugins: [], uuid: randomUUID(), fast_mode_state: 'off',
+    type: 'system',
+    subtype: 'init',
+    cwd: process.cwd(),
+    session_id: sessionId,
+    tools: TOOLS,
+    mcp_servers: [],
+    model: args.model,
+    permissionMode: args.permissionMode,
+    slash_commands: [],
+    apiKeySource: 'none',
+    claude_code_version: VERSION,
+    output_style: 'default',
+    agents: [],
+    skills: [],
+    plugins: [],
+    uuid: randomUUID(),
+    fast_mode_state: 'off',
   }
 }
 
@@ -249,21 +284,34 @@ function assistantLine(messageId: string, block: object, model = args.model): ob
   return {
     type: 'assistant',
     message: {
-      id: messageId, type: 'message', role: 'assistant', model, content: [block],
-      stop_reason: null, stop_sequence: null,
+      id: messageId,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [block],
+      stop_reason: null,
+      stop_sequence: null,
       usage: { input_tokens: CALL_INPUT_TOKENS, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
       context_management: null,
     },
-    parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(),
-    timestamp: new Date().toISOString(), request_id: `req_fake_${Date.now()}`,
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+    timestamp: new Date().toISOString(),
+    request_id: `req_fake_${Date.now()}`,
   }
 }
 
 /** One line of `--include-partial-messages` output: an API stream event of one message. */
 function streamLine(messageId: string, event: object, thinking = false): object {
   return {
-    type: 'stream_event', event, session_id: sessionId, parent_tool_use_id: null, uuid: randomUUID(),
-    ...(thinking && { thinking_display: 'updates' }), api_message_id: messageId,
+    type: 'stream_event',
+    event,
+    session_id: sessionId,
+    parent_tool_use_id: null,
+    uuid: randomUUID(),
+    ...(thinking && { thinking_display: 'updates' }),
+    api_message_id: messageId,
   }
 }
 
@@ -275,7 +323,10 @@ function pieces(text: string): string[] {
   return out
 }
 
-type Block = { type: 'thinking'; thinking: string; signature: string } | { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: object }
+type Block =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: object }
 
 /** The deltas of one block, as the API streams them. */
 function blockDeltas(block: Block): object[] {
@@ -306,7 +357,13 @@ function sayMessage(turn: Turn, messageId: string, blocks: Block[], stopReason: 
     return
   }
   const usage = { input_tokens: CALL_INPUT_TOKENS, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 }
-  say(turn, streamLine(messageId, { type: 'message_start', message: { id: messageId, type: 'message', role: 'assistant', model: args.model, content: [], stop_reason: null, stop_sequence: null, usage } }))
+  say(
+    turn,
+    streamLine(messageId, {
+      type: 'message_start',
+      message: { id: messageId, type: 'message', role: 'assistant', model: args.model, content: [], stop_reason: null, stop_sequence: null, usage },
+    }),
+  )
   blocks.forEach((block, index) => {
     const thinking = block.type === 'thinking'
     say(turn, streamLine(messageId, { type: 'content_block_start', index, content_block: emptyBlock(block) }, thinking))
@@ -314,7 +371,10 @@ function sayMessage(turn: Turn, messageId: string, blocks: Block[], stopReason: 
     say(turn, assistantLine(messageId, block))
     say(turn, streamLine(messageId, { type: 'content_block_stop', index }))
   })
-  say(turn, streamLine(messageId, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: CALL_OUTPUT_TOKENS } }))
+  say(
+    turn,
+    streamLine(messageId, { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: CALL_OUTPUT_TOKENS } }),
+  )
   say(turn, streamLine(messageId, { type: 'message_stop' }))
 }
 
@@ -348,27 +408,56 @@ function round6(n: number): number {
   return Math.round(n * 1e6) / 1e6
 }
 
-function resultLine(turn: Turn, fields: { subtype: string; isError: boolean; text?: string; numTurns: number; apiErrorStatus?: number; errors?: string[]; terminalReason: string; calls: number }): object {
+function resultLine(
+  turn: Turn,
+  fields: {
+    subtype: string
+    isError: boolean
+    text?: string
+    numTurns: number
+    apiErrorStatus?: number
+    errors?: string[]
+    terminalReason: string
+    calls: number
+  },
+): object {
   const total = (key: 'costUsd' | 'inputTokens' | 'outputTokens') => entries.reduce((sum, e) => sum + (e[key] || 0), 0)
-  const modelUsage = total('inputTokens') > 0 ? {
-    [args.model]: {
-      inputTokens: total('inputTokens'), outputTokens: total('outputTokens'), cacheReadInputTokens: 0,
-      cacheCreationInputTokens: 0, webSearchRequests: 0, costUSD: round6(total('costUsd')),
-      contextWindow: 200000, maxOutputTokens: 32000,
-    },
-  } : {}
+  const modelUsage =
+    total('inputTokens') > 0
+      ? {
+          [args.model]: {
+            inputTokens: total('inputTokens'),
+            outputTokens: total('outputTokens'),
+            cacheReadInputTokens: 0,
+            cacheCreationInputTokens: 0,
+            webSearchRequests: 0,
+            costUSD: round6(total('costUsd')),
+            contextWindow: 200000,
+            maxOutputTokens: 32000,
+          },
+        }
+      : {}
   const durationMs = Math.max(1, Date.now() - turn.startedAt)
   return {
-    type: 'result', subtype: fields.subtype, is_error: fields.isError, duration_ms: durationMs,
+    type: 'result',
+    subtype: fields.subtype,
+    is_error: fields.isError,
+    duration_ms: durationMs,
     duration_api_ms: fields.calls > 0 ? Math.max(1, Math.round(durationMs / 2)) : 0,
-    num_turns: fields.numTurns, ...(fields.text === undefined ? {} : { result: fields.text }),
-    stop_reason: fields.isError ? null : 'end_turn', session_id: sessionId,
+    num_turns: fields.numTurns,
+    ...(fields.text === undefined ? {} : { result: fields.text }),
+    stop_reason: fields.isError ? null : 'end_turn',
+    session_id: sessionId,
     total_cost_usd: round6(total('costUsd')),
     usage: {
-      input_tokens: fields.calls * CALL_INPUT_TOKENS, cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0, output_tokens: fields.calls * CALL_OUTPUT_TOKENS,
+      input_tokens: fields.calls * CALL_INPUT_TOKENS,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: fields.calls * CALL_OUTPUT_TOKENS,
     },
-    modelUsage, permission_denials: turn.denials ?? [], terminal_reason: fields.terminalReason,
+    modelUsage,
+    permission_denials: turn.denials ?? [],
+    terminal_reason: fields.terminalReason,
     api_error_status: fields.apiErrorStatus ?? null,
     ...(fields.errors === undefined ? {} : { errors: fields.errors }),
     uuid: randomUUID(),
@@ -399,7 +488,10 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
   const blocks: Block[] = [{ type: 'tool_use', id: toolUseId, name: 'Bash', input }]
   if (thinking) {
     say(turn, { type: 'system', subtype: 'thinking_tokens', estimated_tokens: 13, estimated_tokens_delta: 13, session_id: sessionId, uuid: randomUUID() })
-    blocks.unshift({ type: 'thinking', thinking: 'The user wants me to run a command. I will use Bash.', signature: 'fakesig' }, { type: 'text', text: 'Let me run a command.' })
+    blocks.unshift(
+      { type: 'thinking', thinking: 'The user wants me to run a command. I will use Bash.', signature: 'fakesig' },
+      { type: 'text', text: 'Let me run a command.' },
+    )
   }
   sayMessage(turn, messageId, blocks, 'tool_use')
   const denial = await preToolUse('Bash', input, toolUseId)
@@ -409,7 +501,10 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
     say(turn, {
       type: 'user',
       message: { role: 'user', content: [{ type: 'tool_result', content: denial.text, is_error: true, tool_use_id: toolUseId }] },
-      parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(),
+      parent_tool_use_id: null,
+      session_id: sessionId,
+      uuid: randomUUID(),
+      timestamp: new Date().toISOString(),
       tool_use_result: denial.decided ? `Error: ${denial.text}` : denial.text,
     })
     return denial.text
@@ -420,7 +515,10 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
     say(turn, {
       type: 'user',
       message: { role: 'user', content: [{ type: 'tool_result', content: permitted.message, is_error: true, tool_use_id: toolUseId }] },
-      parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(),
+      parent_tool_use_id: null,
+      session_id: sessionId,
+      uuid: randomUUID(),
+      timestamp: new Date().toISOString(),
       tool_use_result: `Error: ${permitted.message}`,
     })
     return permitted.message
@@ -444,7 +542,10 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
   say(turn, {
     type: 'user',
     message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, is_error: isError }] },
-    parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(),
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+    timestamp: new Date().toISOString(),
     tool_use_result: { stdout: run.stdout.trimEnd(), stderr: run.stderr.trimEnd(), interrupted: false, isImage: false, noOutputExpected: false },
   })
   return out
@@ -452,13 +553,19 @@ async function runTool(turn: Turn, command: string, thinking: boolean): Promise<
 
 // ---- in-process hooks (control protocol) ----------------------------------
 
-interface CallbackHook { matcher?: string; hookCallbackIds: string[]; timeout?: number; onFailure?: string }
+interface CallbackHook {
+  matcher?: string
+  hookCallbackIds: string[]
+  timeout?: number
+  onFailure?: string
+}
 /** What came back for one hook_callback. */
 type HookAnswer = { kind: 'success'; response: unknown } | { kind: 'error' } | { kind: 'timeout' } | { kind: 'eof' }
 
 let callbackHooks: CallbackHook[] = []
 const waitingAnswers = new Map<string, (answer: HookAnswer) => void>()
-const TIMEOUT_TEXT = 'PreToolUse hook did not respond before its timeout (host client may be unreachable). The tool call was not executed; other configured hooks may not have completed.'
+const TIMEOUT_TEXT =
+  'PreToolUse hook did not respond before its timeout (host client may be unreachable). The tool call was not executed; other configured hooks may not have completed.'
 const STDIN_CLOSED_TEXT = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
 
 function initialize(requestId: unknown, request: { hooks?: { PreToolUse?: unknown } }): void {
@@ -467,11 +574,21 @@ function initialize(requestId: unknown, request: { hooks?: { PreToolUse?: unknow
   emit({
     type: 'control_response',
     response: {
-      subtype: 'success', request_id: requestId,
+      subtype: 'success',
+      request_id: requestId,
       response: {
-        commands: [], agents: [], models: [], account: {}, output_style: 'default', available_output_styles: ['default'],
-        pid: process.pid, claude_code_version: VERSION, current_permission_mode: args.permissionMode,
-        hooks_applied: true, hook_on_failure_supported: true, hooks_when_unanswered_kept: 0,
+        commands: [],
+        agents: [],
+        models: [],
+        account: {},
+        output_style: 'default',
+        available_output_styles: ['default'],
+        pid: process.pid,
+        claude_code_version: VERSION,
+        current_permission_mode: args.permissionMode,
+        hooks_applied: true,
+        hook_on_failure_supported: true,
+        hooks_when_unanswered_kept: 0,
       },
     },
   })
@@ -523,9 +640,16 @@ function hookDecision(response: unknown): { reason: string } | undefined | 'inva
 /** Asks the host about one call; the denial the agent reads (and whether a hook decided it), or undefined when the call may run. */
 async function preToolUse(tool: string, toolInput: object, toolUseId: string): Promise<{ text: string; decided: boolean } | undefined> {
   const input = {
-    session_id: sessionId, transcript_path: transcriptPath, cwd: process.cwd(), prompt_id: randomUUID(),
-    permission_mode: args.permissionMode, effort: { level: 'medium' }, hook_event_name: 'PreToolUse',
-    tool_name: tool, tool_input: toolInput, tool_use_id: toolUseId,
+    session_id: sessionId,
+    transcript_path: transcriptPath,
+    cwd: process.cwd(),
+    prompt_id: randomUUID(),
+    permission_mode: args.permissionMode,
+    effort: { level: 'medium' },
+    hook_event_name: 'PreToolUse',
+    tool_name: tool,
+    tool_input: toolInput,
+    tool_use_id: toolUseId,
   }
   const prefix = `PreToolUse:${tool} hook error: `
   for (const group of callbackHooks) {
@@ -543,10 +667,19 @@ async function preToolUse(tool: string, toolInput: object, toolUseId: string): P
       if (decision === 'invalid') {
         const block = group.onFailure === 'block'
         emit({
-          type: 'system', subtype: 'informational', level: 'warning', tag: 'hook_callback_failed', uuid: randomUUID(), session_id: sessionId,
+          type: 'system',
+          subtype: 'informational',
+          level: 'warning',
+          tag: 'hook_callback_failed',
+          uuid: randomUUID(),
+          session_id: sessionId,
           content: `PreToolUse: Hook callback ${callbackId} failed: the SDK host replied with an error or an invalid answer. ${block ? 'onFailure is "block", so this failure counts as a block.' : 'Its answer was treated as empty.'}`,
         })
-        if (block) return { text: `${prefix}[callback]: failed; blocking because onFailure is "block"\nHook callback ${callbackId} failed: the SDK host replied with an error or an invalid answer.`, decided: true }
+        if (block)
+          return {
+            text: `${prefix}[callback]: failed; blocking because onFailure is "block"\nHook callback ${callbackId} failed: the SDK host replied with an error or an invalid answer.`,
+            decided: true,
+          }
         continue
       }
       if (decision !== undefined) return { text: `${prefix}${decision.reason}`, decided: true }
@@ -563,13 +696,22 @@ async function preToolUse(tool: string, toolInput: object, toolUseId: string): P
  * file where the time each answer arrived is appended (`<request id> <epoch ms, µs precision>`), for
  * the approval latency benchmark.
  */
-async function canUseTool(turn: Turn, input: { command: string; description: string }, toolUseId: string): Promise<{ behavior: 'allow'; input: Record<string, unknown> } | { behavior: 'deny'; message: string }> {
+async function canUseTool(
+  turn: Turn,
+  input: { command: string; description: string },
+  toolUseId: string,
+): Promise<{ behavior: 'allow'; input: Record<string, unknown> } | { behavior: 'deny'; message: string }> {
   if (args.promptTool !== 'stdio' || args.permissionMode === 'bypassPermissions') return { behavior: 'allow', input }
   const requestId = randomUUID()
   emit({
-    type: 'control_request', request_id: requestId,
+    type: 'control_request',
+    request_id: requestId,
     request: {
-      subtype: 'can_use_tool', tool_name: 'Bash', display_name: 'Bash', input, description: input.description,
+      subtype: 'can_use_tool',
+      tool_name: 'Bash',
+      display_name: 'Bash',
+      input,
+      description: input.description,
       permission_suggestions: [
         { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: input.command }], behavior: 'allow', destination: 'localSettings' },
         { type: 'addDirectories', directories: [process.cwd()], destination: 'session' },
@@ -589,10 +731,17 @@ async function canUseTool(turn: Turn, input: { command: string; description: str
     }
   })
   turn.withdraw = undefined
-  if (process.env.FAKE_CLAUDE_ANSWER_LOG) fs.appendFileSync(process.env.FAKE_CLAUDE_ANSWER_LOG, `${requestId} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`)
+  if (process.env.FAKE_CLAUDE_ANSWER_LOG)
+    fs.appendFileSync(process.env.FAKE_CLAUDE_ANSWER_LOG, `${requestId} ${(performance.timeOrigin + performance.now()).toFixed(3)}\n`)
   const response = answer.kind === 'success' ? (answer.response as { behavior?: unknown; updatedInput?: unknown; message?: unknown } | null) : null
-  if (response?.behavior === 'allow' && typeof response.updatedInput === 'object' && response.updatedInput !== null) return { behavior: 'allow', input: response.updatedInput as Record<string, unknown> }
-  if (answer.kind === 'eof') return { behavior: 'deny', message: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed." }
+  if (response?.behavior === 'allow' && typeof response.updatedInput === 'object' && response.updatedInput !== null)
+    return { behavior: 'allow', input: response.updatedInput as Record<string, unknown> }
+  if (answer.kind === 'eof')
+    return {
+      behavior: 'deny',
+      message:
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+    }
   return { behavior: 'deny', message: typeof response?.message === 'string' ? response.message : 'denied' }
 }
 
@@ -678,13 +827,29 @@ function echo(turn: Turn, text: string): void {
 /** A model API failure, shaped like sample-api-error-500.jsonl. */
 function fail(turn: Turn): void {
   const text = 'API Error: 500 fake failure 500. This is a server-side issue, usually temporary — try again in a moment.'
-  say(turn, { type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 1, retry_delay_ms: 1, error_status: 500, error: 'server_error', session_id: sessionId, uuid: randomUUID() })
+  say(turn, {
+    type: 'system',
+    subtype: 'api_retry',
+    attempt: 1,
+    max_retries: 1,
+    retry_delay_ms: 1,
+    error_status: 500,
+    error: 'server_error',
+    session_id: sessionId,
+    uuid: randomUUID(),
+  })
   say(turn, {
     ...assistantLine(randomUUID(), { type: 'text', text }, '<synthetic>'),
-    error: 'server_error', is_api_error_message: true, api_error_status: 500, api_error_type: 'api_error',
+    error: 'server_error',
+    is_api_error_message: true,
+    api_error_status: 500,
+    api_error_type: 'api_error',
   })
   saveTranscript()
-  say(turn, { ...resultLine(turn, { subtype: 'success', isError: true, text, numTurns: 1, apiErrorStatus: 500, terminalReason: 'api_error', calls: 0 }), api_error_type: 'api_error' })
+  say(turn, {
+    ...resultLine(turn, { subtype: 'success', isError: true, text, numTurns: 1, apiErrorStatus: 500, terminalReason: 'api_error', calls: 0 }),
+    api_error_type: 'api_error',
+  })
   turn.ended = true
   lastTurnFailed = true
 }
@@ -730,14 +895,24 @@ function interrupt(requestId: unknown): void {
     } catch {}
   }
   emit({
-    type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
-    parent_tool_use_id: null, session_id: sessionId, uuid: randomUUID(), timestamp: new Date().toISOString(),
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: randomUUID(),
+    timestamp: new Date().toISOString(),
   })
   saveTranscript()
-  emit(resultLine(turn, {
-    subtype: 'error_during_execution', isError: true, numTurns: 2, terminalReason: 'aborted_streaming', calls: 0,
-    errors: ['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null'],
-  }))
+  emit(
+    resultLine(turn, {
+      subtype: 'error_during_execution',
+      isError: true,
+      numTurns: 2,
+      terminalReason: 'aborted_streaming',
+      calls: 0,
+      errors: ['[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=null'],
+    }),
+  )
   lastTurnFailed = true
 }
 
@@ -752,7 +927,13 @@ function promptText(content: unknown): string {
 
 function onInputLine(line: string): void {
   if (line.trim() === '') return
-  let msg: { type?: unknown; message?: { content?: unknown }; request_id?: unknown; request?: { subtype?: unknown; hooks?: { PreToolUse?: unknown } }; response?: { subtype?: unknown; request_id?: unknown; response?: unknown } }
+  let msg: {
+    type?: unknown
+    message?: { content?: unknown }
+    request_id?: unknown
+    request?: { subtype?: unknown; hooks?: { PreToolUse?: unknown } }
+    response?: { subtype?: unknown; request_id?: unknown; response?: unknown }
+  }
   try {
     msg = JSON.parse(line)
   } catch (err) {
@@ -767,7 +948,11 @@ function onInputLine(line: string): void {
   } else if (msg.type === 'control_request') {
     if (msg.request?.subtype === 'interrupt') interrupt(msg.request_id)
     else if (msg.request?.subtype === 'initialize') initialize(msg.request_id, msg.request)
-    else emit({ type: 'control_response', response: { subtype: 'error', request_id: msg.request_id, error: `Unsupported control request: ${String(msg.request?.subtype)}` } })
+    else
+      emit({
+        type: 'control_response',
+        response: { subtype: 'error', request_id: msg.request_id, error: `Unsupported control request: ${String(msg.request?.subtype)}` },
+      })
   } else if (msg.type === 'control_response' && msg.response) {
     onControlResponse(msg.response)
   }
@@ -779,10 +964,19 @@ if (args.resume !== undefined && stored === undefined) {
   // The real CLI starts, finds nothing to resume and ends the turn in error.
   await ready
   emit(initLine())
-  emit(resultLine({ entry: { type: 'user', prompt: '', timestamp: '', costUsd: 0, inputTokens: 0, outputTokens: 0 }, startedAt: Date.now(), ended: false }, {
-    subtype: 'error_during_execution', isError: true, numTurns: 0, terminalReason: 'error', calls: 0,
-    errors: [`No conversation found with session ID: ${sessionId}`],
-  }))
+  emit(
+    resultLine(
+      { entry: { type: 'user', prompt: '', timestamp: '', costUsd: 0, inputTokens: 0, outputTokens: 0 }, startedAt: Date.now(), ended: false },
+      {
+        subtype: 'error_during_execution',
+        isError: true,
+        numTurns: 0,
+        terminalReason: 'error',
+        calls: 0,
+        errors: [`No conversation found with session ID: ${sessionId}`],
+      },
+    ),
+  )
   exit(1)
 } else if (args.inputFormat === 'stream-json') {
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })

@@ -4,7 +4,9 @@ import { RUN_TEXT, RUN_THINKING } from './model-script.ts'
 import { scriptInputOf, streamChunks } from './gemini-api.ts'
 
 /** What Gemini CLI 0.61.0 sent a fake (../shared/reference/gemini-cli/): the router call, a prompt, the tool result. */
-const recorded: { method: string; model: string; body: any }[] = JSON.parse(readFileSync(new URL('./recordings/gemini-cli-0.61.0/gemini-requests-trimmed.json', import.meta.url), 'utf8'))
+const recorded: { method: string; model: string; body: any }[] = JSON.parse(
+  readFileSync(new URL('./recordings/gemini-cli-0.61.0/gemini-requests-trimmed.json', import.meta.url), 'utf8'),
+)
 
 describe('fake gemini api - reads what the CLI sends', () => {
   it.each([
@@ -24,18 +26,34 @@ describe('fake gemini api - reads what the CLI sends', () => {
   })
 
   it('a denied call (functionResponse with error) is a tool result too', () => {
-    const body = { contents: [{ role: 'user', parts: [{ text: 'run: rm -rf /' }] }, { role: 'model', parts: [{ functionCall: { name: 'run_shell_command' } }] }, { role: 'user', parts: [{ functionResponse: { name: 'run_shell_command', response: { error: 'rejected' } } }] }] }
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'run: rm -rf /' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'run_shell_command' } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'run_shell_command', response: { error: 'rejected' } } }] },
+      ],
+    }
     expect(scriptInputOf(body)).toEqual({ prompts: ['run: rm -rf /'], toolResults: ['rejected'] })
   })
 })
 
 describe('fake gemini api - streams as the recordings show', () => {
   it('a tool step: a thought, text pieces, then the function call with finishReason and usage on the last chunk', () => {
-    const chunks = streamChunks({ thinking: RUN_THINKING, text: RUN_TEXT, toolCommand: 'echo hi' }, { n: 3, model: 'gemini-2.5-flash', promptTokens: 100 }) as any[]
+    const chunks = streamChunks(
+      { thinking: RUN_THINKING, text: RUN_TEXT, toolCommand: 'echo hi' },
+      { n: 3, model: 'gemini-2.5-flash', promptTokens: 100 },
+    ) as any[]
     const parts = chunks.flatMap((c) => c.candidates[0].content.parts)
     expect(parts[0]).toEqual({ text: `**Running the command**\n${RUN_THINKING}`, thought: true })
-    expect(parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join('')).toBe(RUN_TEXT)
-    expect(parts.at(-1)).toEqual({ functionCall: { id: 'call_fake_3', name: 'run_shell_command', args: { command: 'echo hi', description: 'Run the command' } } })
+    expect(
+      parts
+        .filter((p) => typeof p.text === 'string' && !p.thought)
+        .map((p) => p.text)
+        .join(''),
+    ).toBe(RUN_TEXT)
+    expect(parts.at(-1)).toEqual({
+      functionCall: { id: 'call_fake_3', name: 'run_shell_command', args: { command: 'echo hi', description: 'Run the command' } },
+    })
     expect(chunks.slice(0, -1).every((c) => c.candidates[0].finishReason === undefined && c.usageMetadata === undefined)).toBe(true)
     expect(chunks.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 100 } })
   })

@@ -92,7 +92,9 @@ export function streamChunks(step: ScriptStep, ids: { n: number; model: string; 
   const pieces = step.text === '' ? [] : textPieces(step.text)
   const finalParts: object[] = []
   if (step.toolCommand !== undefined) {
-    finalParts.push({ functionCall: { id: `call_fake_${ids.n}`, name: 'run_shell_command', args: { command: step.toolCommand, description: 'Run the command' } } })
+    finalParts.push({
+      functionCall: { id: `call_fake_${ids.n}`, name: 'run_shell_command', args: { command: step.toolCommand, description: 'Run the command' } },
+    })
   } else if (pieces.length > 0) finalParts.push({ text: pieces.pop() })
   for (const piece of pieces) chunks.push(chunk([{ text: piece }]))
   const candidatesTokenCount = roughTokens(step.text.length + (step.toolCommand?.length ?? 0))
@@ -119,7 +121,14 @@ function routerResponse(model: string): object {
   }
 }
 
-const STATUS_NAMES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' }
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+}
 
 function sendError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })

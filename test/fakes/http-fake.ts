@@ -51,7 +51,14 @@ export async function serveFake<R extends RecordedRequest = RecordedRequest>(opt
       } catch {
         body = undefined
       }
-      const base: RecordedRequest = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers, body, receivedAt: Date.now(), disconnected: false }
+      const base: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        headers: req.headers,
+        body,
+        receivedAt: Date.now(),
+        disconnected: false,
+      }
       const record = options.describe ? options.describe(base) : (base as R)
       requests.push(record)
       Promise.resolve()

@@ -5,7 +5,10 @@ import { kubeConfigFor } from '../../controller/kube/connect.ts'
 import { until } from '../controller/harness.ts'
 import { FakeKubeApi } from './kube-api.ts'
 
-const pod = (name: string, labels: Record<string, string> = { app: 'x' }): V1Pod => ({ metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'i' }] } })
+const pod = (name: string, labels: Record<string, string> = { app: 'x' }): V1Pod => ({
+  metadata: { name, labels },
+  spec: { containers: [{ name: 'c', image: 'i' }] },
+})
 
 let fake: FakeKubeApi
 let api: ClientNodeKubeApi
@@ -27,7 +30,12 @@ async function failure(promise: Promise<unknown>): Promise<number | undefined> {
 function collect(selector: string, from: string) {
   const events: WatchEvent[] = []
   const done: unknown[] = []
-  const started = api.watchPods(selector, from, (e) => events.push(e), (err) => done.push(err ?? 'clean'))
+  const started = api.watchPods(
+    selector,
+    from,
+    (e) => events.push(e),
+    (err) => done.push(err ?? 'clean'),
+  )
   return { events, done, started }
 }
 

@@ -125,7 +125,9 @@ export class FakeKubeApi {
   }
 
   list(resource: Resource, namespace?: string): Obj[] {
-    return [...this.#store.entries()].filter(([key]) => key.startsWith(namespace === undefined ? `${resource}/` : `${resource}/${namespace}/`)).map(([, o]) => structuredClone(o))
+    return [...this.#store.entries()]
+      .filter(([key]) => key.startsWith(namespace === undefined ? `${resource}/` : `${resource}/${namespace}/`))
+      .map(([, o]) => structuredClone(o))
   }
 
   get(resource: Resource, namespace: string, name: string): Obj | undefined {
@@ -178,7 +180,13 @@ export class FakeKubeApi {
     const namespace = decodeURIComponent(route[1]!)
     const resource = route[2] as Resource
     const name = route[3] === undefined ? undefined : decodeURIComponent(route[3])
-    const fault = this.#faults.find((f) => (f.method === undefined || f.method === req.method) && (f.resource === undefined || f.resource === resource) && (f.name === undefined || f.name === name) && (f.watch === undefined || f.watch === watch))
+    const fault = this.#faults.find(
+      (f) =>
+        (f.method === undefined || f.method === req.method) &&
+        (f.resource === undefined || f.resource === resource) &&
+        (f.name === undefined || f.name === name) &&
+        (f.watch === undefined || f.watch === watch),
+    )
     if (fault !== undefined) {
       if (--fault.times <= 0) this.#faults.splice(this.#faults.indexOf(fault), 1)
       return send(fault.status, status(fault.status, reasonOf(fault.status), 'injected failure'))
@@ -197,7 +205,18 @@ export class FakeKubeApi {
     })
   }
 
-  #route(method: string, resource: Resource, namespace: string, name: string | undefined, url: URL, body: Obj | undefined, contentType: string, res: http.ServerResponse, send: (status: number, body: Obj) => void, record: RequestRecord): void {
+  #route(
+    method: string,
+    resource: Resource,
+    namespace: string,
+    name: string | undefined,
+    url: URL,
+    body: Obj | undefined,
+    contentType: string,
+    res: http.ServerResponse,
+    send: (status: number, body: Obj) => void,
+    record: RequestRecord,
+  ): void {
     const key = name === undefined ? undefined : `${resource}/${namespace}/${name}`
     if (name === undefined) {
       if (method === 'GET' && url.searchParams.get('watch') === 'true') {
@@ -207,7 +226,12 @@ export class FakeKubeApi {
       if (method === 'GET') {
         const selector = parseSelector(url.searchParams.get('labelSelector') ?? '')
         const items = this.list(resource, namespace).filter((o) => matches(selector, o.metadata?.labels ?? {}))
-        return send(200, { kind: `${KINDS[resource].kind}List`, apiVersion: KINDS[resource].apiVersion, metadata: { resourceVersion: String(this.#rv) }, items })
+        return send(200, {
+          kind: `${KINDS[resource].kind}List`,
+          apiVersion: KINDS[resource].apiVersion,
+          metadata: { resourceVersion: String(this.#rv) },
+          items,
+        })
       }
       if (method === 'POST') {
         if (body === undefined) throw new ApiError(400, 'BadRequest', 'no body')
@@ -223,7 +247,8 @@ export class FakeKubeApi {
       case 'PUT': {
         if (body === undefined) throw new ApiError(400, 'BadRequest', 'no body')
         const given = body.metadata?.resourceVersion
-        if (given !== undefined && given !== current.metadata.resourceVersion) throw new ApiError(409, 'Conflict', `the object has been modified; please apply your changes to the latest version and try again`)
+        if (given !== undefined && given !== current.metadata.resourceVersion)
+          throw new ApiError(409, 'Conflict', `the object has been modified; please apply your changes to the latest version and try again`)
         const next = { ...body, metadata: { ...body.metadata, uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp } }
         this.#validate(resource, next)
         return send(200, this.#put(resource, namespace, next, 'MODIFIED'))
@@ -232,7 +257,8 @@ export class FakeKubeApi {
         if (body === undefined) throw new ApiError(400, 'BadRequest', 'no body')
         const next = contentType.includes('json-patch') ? jsonPatch(current, body as Obj[]) : mergePatch(current, body)
         const given = contentType.includes('json-patch') ? undefined : body.metadata?.resourceVersion
-        if (given !== undefined && given !== current.metadata.resourceVersion) throw new ApiError(409, 'Conflict', 'the object has been modified; please apply your changes to the latest version and try again')
+        if (given !== undefined && given !== current.metadata.resourceVersion)
+          throw new ApiError(409, 'Conflict', 'the object has been modified; please apply your changes to the latest version and try again')
         next.metadata.resourceVersion = current.metadata.resourceVersion
         this.#validate(resource, next)
         return send(200, this.#put(resource, namespace, next, 'MODIFIED'))
@@ -272,7 +298,8 @@ export class FakeKubeApi {
     if (from === '' || from === '0') {
       for (const o of this.list(resource, namespace)) if (matches(selector, o.metadata?.labels ?? {})) write('ADDED', o)
     } else {
-      for (const h of this.#history) if (h.rv > since && h.resource === resource && h.namespace === namespace && matches(selector, h.object.metadata?.labels ?? {})) write(h.type, h.object)
+      for (const h of this.#history)
+        if (h.rv > since && h.resource === resource && h.namespace === namespace && matches(selector, h.object.metadata?.labels ?? {})) write(h.type, h.object)
     }
     this.#watchers.add(watcher)
     res.on('close', () => this.#watchers.delete(watcher))
@@ -285,9 +312,11 @@ export class FakeKubeApi {
   #create(resource: Resource, namespace: string, body: Obj): Obj {
     const object = structuredClone(body)
     object.metadata ??= {}
-    if (object.metadata.name === undefined && object.metadata.generateName !== undefined) object.metadata.name = object.metadata.generateName + randomUUID().slice(0, 5)
+    if (object.metadata.name === undefined && object.metadata.generateName !== undefined)
+      object.metadata.name = object.metadata.generateName + randomUUID().slice(0, 5)
     const name = object.metadata.name
-    if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) throw new ApiError(422, 'Invalid', `metadata.name: Invalid value: ${JSON.stringify(name)}`)
+    if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))
+      throw new ApiError(422, 'Invalid', `metadata.name: Invalid value: ${JSON.stringify(name)}`)
     if (this.#store.has(`${resource}/${namespace}/${name}`)) throw new ApiError(409, 'AlreadyExists', `${resource} "${name}" already exists`)
     object.apiVersion ??= KINDS[resource].apiVersion
     object.kind ??= KINDS[resource].kind
@@ -340,7 +369,14 @@ function status(code: number, reason: string, message: string): Obj {
 }
 
 function reasonOf(code: number): string {
-  return ({ 404: 'NotFound', 409: 'Conflict', 410: 'Expired', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' } as Record<number, string>)[code] ?? 'Unknown'
+  return (
+    (
+      { 404: 'NotFound', 409: 'Conflict', 410: 'Expired', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' } as Record<
+        number,
+        string
+      >
+    )[code] ?? 'Unknown'
+  )
 }
 
 type Selector = { key: string; op: '=' | '!=' | 'exists' | '!exists'; value?: string }[]
@@ -372,7 +408,8 @@ function mergePatch(target: Obj, patch: Obj): Obj {
   const out: Obj = structuredClone(target)
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key]
-    else if (typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object' && out[key] !== null && !Array.isArray(out[key])) out[key] = mergePatch(out[key], value)
+    else if (typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object' && out[key] !== null && !Array.isArray(out[key]))
+      out[key] = mergePatch(out[key], value)
     else if (typeof value === 'object' && !Array.isArray(value)) out[key] = mergePatch({}, value)
     else out[key] = structuredClone(value)
   }
@@ -383,7 +420,10 @@ function mergePatch(target: Obj, patch: Obj): Obj {
 function jsonPatch(target: Obj, ops: Obj[]): Obj {
   const out = structuredClone(target)
   for (const op of ops) {
-    const parts = String(op.path).split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+    const parts = String(op.path)
+      .split('/')
+      .slice(1)
+      .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
     const last = parts.pop()!
     let node: Obj = out
     for (const p of parts) {

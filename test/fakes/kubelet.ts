@@ -41,7 +41,17 @@ export class FakeKubelet {
           { type: 'PodScheduled', status: 'True', lastTransitionTime: at },
           { type: 'Ready', status: 'True', lastTransitionTime: at },
         ],
-        containerStatuses: [{ name: 'runner', ready: true, restartCount: 0, image: pod.spec.containers[0].image, imageID: '', started: true, state: { running: { startedAt: at } } }],
+        containerStatuses: [
+          {
+            name: 'runner',
+            ready: true,
+            restartCount: 0,
+            image: pod.spec.containers[0].image,
+            imageID: '',
+            started: true,
+            state: { running: { startedAt: at } },
+          },
+        ],
       }
     })
   }
@@ -49,14 +59,24 @@ export class FakeKubelet {
   /** The pod stays Pending (image pull back-off, say). */
   stuck(name: string): void {
     this.#api.mutate('pods', this.#namespace, name, (pod) => {
-      pod.status = { phase: 'Pending', reason: 'ImagePullBackOff', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date(this.#now()).toISOString() }] }
+      pod.status = {
+        phase: 'Pending',
+        reason: 'ImagePullBackOff',
+        conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date(this.#now()).toISOString() }],
+      }
     })
   }
 
   /** The kubelet evicts the pod (node pressure): phase Failed, reason Evicted. */
   evict(name: string): void {
     this.#api.mutate('pods', this.#namespace, name, (pod) => {
-      pod.status = { ...pod.status, phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: memory.', conditions: [{ type: 'Ready', status: 'False' }] }
+      pod.status = {
+        ...pod.status,
+        phase: 'Failed',
+        reason: 'Evicted',
+        message: 'The node was low on resource: memory.',
+        conditions: [{ type: 'Ready', status: 'False' }],
+      }
     })
   }
 

@@ -17,7 +17,8 @@ describe('openai-chat fake - read as the real OpenCode CLI sends it', () => {
     }
     const titles = recorded.filter((r) => isTitleRequest(r.body))
     expect(titles).toHaveLength(1)
-    for (const request of recorded.filter((r) => !isTitleRequest(r.body))) expect(request.body.tools).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit']))
+    for (const request of recorded.filter((r) => !isTitleRequest(r.body)))
+      expect(request.body.tools).toEqual(expect.arrayContaining(['bash', 'read', 'write', 'edit']))
   })
 
   it('the shared script reads prompts and tool results from the recorded conversation', () => {
@@ -34,7 +35,10 @@ describe('openai-chat fake - read as the real OpenCode CLI sends it', () => {
   })
 
   it('a tool step streams reasoning, text, a bash tool call in pieces, tool_calls, then usage', () => {
-    const chunks = chatChunks({ thinking: RUN_THINKING, text: RUN_TEXT, toolCommand: 'echo hi' }, { completion: 'c', n: 7, model: 'm', inputTokens: 10 }) as any[]
+    const chunks = chatChunks(
+      { thinking: RUN_THINKING, text: RUN_TEXT, toolCommand: 'echo hi' },
+      { completion: 'c', n: 7, model: 'm', inputTokens: 10 },
+    ) as any[]
     const deltas = chunks.flatMap((c) => c.choices.map((choice: any) => choice.delta))
     expect(deltas.map((d) => d.reasoning_content ?? '').join('')).toBe(RUN_THINKING)
     expect(deltas.map((d) => d.content ?? '').join('')).toBe(RUN_TEXT)

@@ -122,7 +122,12 @@ export async function startFakeChat(options: { port?: number } = {}): Promise<Fa
     const n = ++counter
     const step: ScriptStep = isTitleRequest(body) ? { text: FAKE_TITLE } : scriptStep(scriptInputOf(body))
     const model = typeof body.model === 'string' ? body.model : 'fake-model'
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': `req_fake_${n}` })
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-request-id': `req_fake_${n}`,
+    })
     if (step.delayMs) await waitUnlessGone(step.delayMs, gone)
     for (const chunk of chatChunks(step, { completion: `chatcmpl-fake-${n}`, n, model, inputTokens })) {
       if (!gone()) res.write(`data: ${JSON.stringify(chunk)}\n\n`)

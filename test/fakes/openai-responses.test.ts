@@ -18,8 +18,18 @@ describe('openai-responses fake - reading requests', () => {
   })
 
   it.each([
-    ['a later prompt drops earlier tool results', [user('run: x'), { type: 'function_call_output', call_id: 'c', output: 'x' }, user('recall')], ['run: x', 'recall'], []],
-    ['output as content parts', [user('run: y'), { type: 'function_call_output', call_id: 'c', output: [{ type: 'input_text', text: 'y!' }] }], ['run: y'], ['y!']],
+    [
+      'a later prompt drops earlier tool results',
+      [user('run: x'), { type: 'function_call_output', call_id: 'c', output: 'x' }, user('recall')],
+      ['run: x', 'recall'],
+      [],
+    ],
+    [
+      'output as content parts',
+      [user('run: y'), { type: 'function_call_output', call_id: 'c', output: [{ type: 'input_text', text: 'y!' }] }],
+      ['run: y'],
+      ['y!'],
+    ],
     ['a turn_aborted block is not a prompt', [user('one'), user('<turn_aborted>\nstopped\n</turn_aborted>'), user('two')], ['one', 'two'], []],
     ['no input', undefined, [], []],
   ])('%s', (_name, input, prompts, toolResults) => {
@@ -48,7 +58,9 @@ describe('openai-responses fake - streaming a step', () => {
       'response.function_call_arguments.done',
       'response.completed',
     ])
-    const completed = events.at(-1)?.data as { response: { output: { type: string; name?: string; arguments?: string }[]; usage: { input_tokens: number; output_tokens: number } } }
+    const completed = events.at(-1)?.data as {
+      response: { output: { type: string; name?: string; arguments?: string }[]; usage: { input_tokens: number; output_tokens: number } }
+    }
     expect(completed.response.output.map((o) => o.type)).toEqual(['reasoning', 'message', 'function_call'])
     expect(JSON.parse(completed.response.output[2]?.arguments ?? '')).toMatchObject({ cmd: 'echo hi' })
     expect(completed.response.output[2]?.name).toBe('exec_command')

@@ -162,7 +162,12 @@ export async function startFakeResponses(options: { port?: number } = {}): Promi
     const step = scriptStep(scriptInputOf(body))
     const model = typeof body.model === 'string' ? body.model : 'gpt-5.5'
     const events = responseEvents(step, { response: `resp_fake_${n}`, n, model, inputTokens })
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': `req_fake_${n}` })
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-request-id': `req_fake_${n}`,
+    })
     const send = (e: { event: string; data: object }) => {
       if (!gone()) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`)
     }
@@ -188,4 +193,3 @@ export async function startFakeResponses(options: { port?: number } = {}): Promi
     stop,
   }
 }
-

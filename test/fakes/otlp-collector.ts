@@ -78,7 +78,10 @@ export async function startFakeCollector(): Promise<FakeCollector> {
       const seen = spans.find(match)
       if (seen) return Promise.resolve(seen)
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`fake collector: no matching span within ${timeoutMs} ms; have ${spans.map((s) => s.name).join(', ')}`)), timeoutMs)
+        const timer = setTimeout(
+          () => reject(new Error(`fake collector: no matching span within ${timeoutMs} ms; have ${spans.map((s) => s.name).join(', ')}`)),
+          timeoutMs,
+        )
         waiters.push({
           match,
           resolve: (span) => {
@@ -107,7 +110,13 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 interface ExportRequest {
   resourceSpans?: {
     resource?: { attributes?: KeyValue[] }
-    scopeSpans?: { spans?: (Omit<CollectedSpan, 'attributes' | 'resource' | 'status' | 'parentSpanId'> & { attributes?: KeyValue[]; parentSpanId?: string; status?: { code?: number; message?: string } })[] }[]
+    scopeSpans?: {
+      spans?: (Omit<CollectedSpan, 'attributes' | 'resource' | 'status' | 'parentSpanId'> & {
+        attributes?: KeyValue[]
+        parentSpanId?: string
+        status?: { code?: number; message?: string }
+      })[]
+    }[]
   }[]
 }
 

@@ -16,7 +16,13 @@ describe('cold start through the controller', () => {
       demands.push(JSON.parse(msg.data).session_id)
       msg.respond(JSON.stringify({ ok: true, pod: 'pod-1', created: true }))
       // The pod's runner comes up a little later and joins the placement group.
-      setTimeout(() => bus.subscribe(s.place, (place) => place.respond(okReply('execute', { turn_id: 't1', queued: 0, after_seq: 0 }), { [RUNNER_HEADER]: 'pod-1' }), { queue: 'runners' }), 300)
+      setTimeout(
+        () =>
+          bus.subscribe(s.place, (place) => place.respond(okReply('execute', { turn_id: 't1', queued: 0, after_seq: 0 }), { [RUNNER_HEADER]: 'pod-1' }), {
+            queue: 'runners',
+          }),
+        300,
+      )
     })
     const client = new RunnerClient(bus, PREFIX, 5_000, new MemoryRegistry())
     expect(await client.send(execute)).toEqual({ turn_id: 't1', queued: 0, after_seq: 0 })

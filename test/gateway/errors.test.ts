@@ -74,7 +74,11 @@ describe('errors - requests the HTTP parser refuses', () => {
 
   it('errors - a request line over 16 KiB is 431 HEADERS_TOO_LARGE in the service shape, on HTTP and on the WebSocket route', async () => {
     const plain = await get(`${gateway.url}/session?${longQuery}`)
-    expect(plain).toMatchObject({ status: 431, type: 'application/json; charset=utf-8', body: { code: 'HEADERS_TOO_LARGE', message: expect.stringContaining('16 KiB') } })
+    expect(plain).toMatchObject({
+      status: 431,
+      type: 'application/json; charset=utf-8',
+      body: { code: 'HEADERS_TOO_LARGE', message: expect.stringContaining('16 KiB') },
+    })
     const ws = await handshake(`${gateway.wsUrl}?${longQuery}`)
     expect(ws).toMatchObject({ opened: false, status: 431, body: { code: 'HEADERS_TOO_LARGE' } })
   })

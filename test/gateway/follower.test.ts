@@ -90,7 +90,7 @@ describe('follower', () => {
   it.each([
     ['live events before the answer wait for it, then go out in order', [3, 4], 2, [3, 4], [3, 4]],
     ['the first events missed live are filled from the log', [4], 2, [3, 4], [3, 4]],
-    ['an earlier turn\'s events kept while waiting are not delivered', [1, 2, 3], 2, [1, 2, 3], [3]],
+    ["an earlier turn's events kept while waiting are not delivered", [1, 2, 3], 2, [1, 2, 3], [3]],
     ['a refused turn starts at the first event kept', [5, 6], undefined, [], [5, 6]],
   ] as const)('start - %s', async (_name, live, afterSeq, stored, expected) => {
     const { f, delivered, store } = follower()

@@ -31,7 +31,13 @@ const withKeys = { auth: { api_keys: [KEY_OLD, KEY_NEW] } }
 describe('guard - API keys on REST and SSE routes', () => {
   it('auth - Authorization: Bearer and X-API-Key both work, with either key of a rotation', async () => {
     const { app } = await start(withKeys)
-    for (const headers of [{ authorization: `Bearer ${KEY_OLD}` }, { authorization: `Bearer ${KEY_NEW}` }, { 'x-api-key': KEY_OLD }, { 'x-api-key': KEY_NEW }, { authorization: `Bearer ${KEY_NEW}`, 'x-api-key': KEY_OLD }]) {
+    for (const headers of [
+      { authorization: `Bearer ${KEY_OLD}` },
+      { authorization: `Bearer ${KEY_NEW}` },
+      { 'x-api-key': KEY_OLD },
+      { 'x-api-key': KEY_NEW },
+      { authorization: `Bearer ${KEY_NEW}`, 'x-api-key': KEY_OLD },
+    ]) {
       const response = await app.inject({ method: 'GET', url: '/session', headers })
       expect(response.statusCode, JSON.stringify(headers)).toBe(200)
     }
@@ -39,7 +45,13 @@ describe('guard - API keys on REST and SSE routes', () => {
 
   it('auth - missing or wrong key is 401 in OpenCode shape on OpenCode routes', async () => {
     const { app } = await start(withKeys)
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { 'x-api-key': 'wrong' }, { authorization: `Bearer ${KEY_OLD}`, 'x-api-key': 'wrong' }, { authorization: `Basic ${Buffer.from(`u:${KEY_OLD}`).toString('base64')}` }]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong' },
+      { 'x-api-key': 'wrong' },
+      { authorization: `Bearer ${KEY_OLD}`, 'x-api-key': 'wrong' },
+      { authorization: `Basic ${Buffer.from(`u:${KEY_OLD}`).toString('base64')}` },
+    ]) {
       const response = await app.inject({ method: 'GET', url: '/session', headers })
       expect(response.statusCode, JSON.stringify(headers)).toBe(401)
       expect(response.headers['content-type']).toMatch(/application\/json/)
@@ -104,7 +116,11 @@ describe('guard - the chat callback keeps its own signature check', () => {
 
   it('auth - a signed callback needs no API key; an unsigned one is 401 Unauthorized (text, spec §4.4)', async () => {
     const { app } = await start({ ...withKeys, chat: chat() })
-    const signed = await app.inject({ method: 'POST', url: `/v1/chat/callback?${signedQuery(CALLBACK_TOKEN, Date.now())}`, payload: textCallback('hi', { robotCode: undefined, msgtype: 'picture' }) })
+    const signed = await app.inject({
+      method: 'POST',
+      url: `/v1/chat/callback?${signedQuery(CALLBACK_TOKEN, Date.now())}`,
+      payload: textCallback('hi', { robotCode: undefined, msgtype: 'picture' }),
+    })
     expect(signed.statusCode).toBe(200)
     const unsigned = await app.inject({ method: 'POST', url: '/v1/chat/callback', payload: textCallback('hi') })
     expect(unsigned.statusCode).toBe(401)
@@ -130,7 +146,11 @@ describe('guard - the WebSocket handshake', () => {
       [wsUrl, { authorization: `Bearer ${KEY_OLD}` }],
     ] as const) {
       const result = await handshake(url, { headers })
-      expect(result, `${url} ${JSON.stringify(headers)}`).toMatchObject({ opened: false, status: 401, body: { code: 'UNAUTHORIZED', message: expect.stringContaining('api_key') } })
+      expect(result, `${url} ${JSON.stringify(headers)}`).toMatchObject({
+        opened: false,
+        status: 401,
+        body: { code: 'UNAUTHORIZED', message: expect.stringContaining('api_key') },
+      })
     }
   })
 
@@ -138,7 +158,11 @@ describe('guard - the WebSocket handshake', () => {
     const { wsUrl } = await start({ auth: { allowed_origins: ['https://app.example.com'] } }, true)
     expect(await handshake(wsUrl)).toEqual({ opened: true })
     expect(await handshake(wsUrl, { headers: { origin: 'https://app.example.com' } })).toEqual({ opened: true })
-    expect(await handshake(wsUrl, { headers: { origin: 'https://evil.example' } })).toMatchObject({ opened: false, status: 403, body: { code: 'FORBIDDEN_ORIGIN' } })
+    expect(await handshake(wsUrl, { headers: { origin: 'https://evil.example' } })).toMatchObject({
+      opened: false,
+      status: 403,
+      body: { code: 'FORBIDDEN_ORIGIN' },
+    })
     expect(await handshake(wsUrl, { headers: { origin: 'null' } })).toMatchObject({ opened: false, status: 403 })
   })
 
@@ -146,7 +170,12 @@ describe('guard - the WebSocket handshake', () => {
     const { wsUrl, app } = await start({}, true)
     expect(await handshake(wsUrl, { headers: { origin: 'http://127.0.0.1:8080' } })).toMatchObject({ opened: false, status: 403 })
     // REST too: a rebinding page's same-origin POST carries an Origin.
-    const response = await app.inject({ method: 'POST', url: '/v1/agent/chat', headers: { origin: 'http://attacker.example' }, payload: { message: 'rm -rf ~' } })
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/agent/chat',
+      headers: { origin: 'http://attacker.example' },
+      payload: { message: 'rm -rf ~' },
+    })
     expect(response.statusCode).toBe(403)
     expect(response.json()).toEqual({ error: { code: 'FORBIDDEN_ORIGIN', message: expect.any(String) } })
   })

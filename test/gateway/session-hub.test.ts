@@ -20,7 +20,7 @@ async function heardOf(publish: (bus: MemoryBus, subject: string) => void): Prom
 }
 
 describe('session hub - events off the bus', () => {
-  it('hub - takes an in-process publisher\'s object as it is, without parsing the text', async () => {
+  it("hub - takes an in-process publisher's object as it is, without parsing the text", async () => {
     const event = { event: 'answer', data: 'hi', session_id: 's1', seq: 1, ts: 1 } as ServiceEvent
     // A text no parse would accept: only the object can have been delivered.
     const heard = await heardOf((bus, subject) => bus.publish(subject, 'not json', undefined, event))
@@ -42,7 +42,11 @@ describe('session hub - events off the bus', () => {
   })
 
   it('hub - delivers each event of a message that carries several, in order, each with its own text; a malformed line drops only itself', async () => {
-    const lines = ['{"event":"answer","data":"a","session_id":"s1","seq":1}', '{"event":"answer","seq":"two"}', '{"event":"answer","data":"c","session_id":"s1","seq":2}']
+    const lines = [
+      '{"event":"answer","data":"a","session_id":"s1","seq":1}',
+      '{"event":"answer","seq":"two"}',
+      '{"event":"answer","data":"c","session_id":"s1","seq":2}',
+    ]
     const heard = await heardOf((bus, subject) => bus.publish(subject, lines.join('\n')))
     expect(heard.map(({ event, json }) => [event.seq, json])).toEqual([
       [1, lines[0]],
@@ -50,7 +54,7 @@ describe('session hub - events off the bus', () => {
     ])
   })
 
-  it('hub - a listener that throws on one event of a message still gets the message\'s next ones', async () => {
+  it("hub - a listener that throws on one event of a message still gets the message's next ones", async () => {
     const bus = new MemoryBus()
     const hub = new SessionHub(bus, PREFIX, pino({ level: 'silent' }))
     const heard: number[] = []
@@ -58,7 +62,10 @@ describe('session hub - events off the bus', () => {
       if (event.seq === 1) throw new Error('the socket is gone')
       heard.push(event.seq!)
     })
-    bus.publish(subjects(PREFIX).events('s1'), ['{"event":"answer","data":"a","session_id":"s1","seq":1}', '{"event":"answer","data":"b","session_id":"s1","seq":2}'].join('\n'))
+    bus.publish(
+      subjects(PREFIX).events('s1'),
+      ['{"event":"answer","data":"a","session_id":"s1","seq":1}', '{"event":"answer","data":"b","session_id":"s1","seq":2}'].join('\n'),
+    )
     await bus.flush()
     await bus.close()
     expect(heard).toEqual([2])
@@ -90,7 +97,10 @@ describe('session hub - replay from the event log', () => {
 
   it('hub - a resuming listener gets each stored event as the text it was stored as, byte for byte', async () => {
     // Not what JSON.stringify writes (spaces, an escaped character, a key the schema drops): only the stored text can have come through.
-    const texts = ['{ "event": "answer", "data": "caf\\u00e9", "session_id": "s1", "seq": 1 }', '{"seq":2,"event":"answer","data":"b","session_id":"s1","extra":[1, 2]}']
+    const texts = [
+      '{ "event": "answer", "data": "caf\\u00e9", "session_id": "s1", "seq": 1 }',
+      '{"seq":2,"event":"answer","data":"b","session_id":"s1","extra":[1, 2]}',
+    ]
     expect(await replayOf(texts)).toEqual([
       { seq: 1, json: texts[0], replayed: true },
       { seq: 2, json: texts[1], replayed: true },

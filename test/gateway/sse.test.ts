@@ -9,6 +9,10 @@ describe('sse - frames as OpenCode writes them', () => {
     { data: 'plain', frame: 'data: "plain"\n\n' },
   ])('$frame', ({ data, frame }) => {
     expect(sseFrame(data)).toBe(frame)
-    expect(sseFrame(data).split('\n').filter((line) => line !== '')).toHaveLength(1)
+    expect(
+      sseFrame(data)
+        .split('\n')
+        .filter((line) => line !== ''),
+    ).toHaveLength(1)
   })
 })

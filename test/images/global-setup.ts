@@ -41,7 +41,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const fd = openSync(log, 'a')
   const code = await new Promise<number | null>((resolve) => {
     // The script makes the base with the Node that runs vitest (Node 24), first on PATH.
-    const child = spawn('bash', [IMAGES_SCRIPT, 'build'], { env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` }, stdio: ['ignore', fd, fd] })
+    const child = spawn('bash', [IMAGES_SCRIPT, 'build'], {
+      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      stdio: ['ignore', fd, fd],
+    })
     child.once('exit', resolve)
     child.once('error', () => resolve(null))
   }).finally(() => closeSync(fd))
@@ -50,7 +53,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let service: ChildProcess | undefined
   const socket = path.join(scratch, 'podman.sock')
   if (code === 0) service = await serveDockerApi(socket)
-  const build: ImagesBuild = code === 0 ? { seconds, log: output, dockerHost: `unix://${socket}` } : { seconds, log: output, error: `scripts/images.sh build failed (exit ${code}) after ${seconds.toFixed(0)} s; the end of ${log}:\n${output.split('\n').slice(-30).join('\n')}` }
+  const build: ImagesBuild =
+    code === 0
+      ? { seconds, log: output, dockerHost: `unix://${socket}` }
+      : {
+          seconds,
+          log: output,
+          error: `scripts/images.sh build failed (exit ${code}) after ${seconds.toFixed(0)} s; the end of ${log}:\n${output.split('\n').slice(-30).join('\n')}`,
+        }
   console.log(code === 0 ? `[images] built in ${seconds.toFixed(1)} s\n${output.trim()}` : `[images] ${build.error}`)
   project.provide('imagesBuild', build)
   return async () => {

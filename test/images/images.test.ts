@@ -65,7 +65,17 @@ async function answers(url: string, logs: () => Promise<string>): Promise<void> 
 }
 
 async function hasModule(image: string, name: string): Promise<boolean> {
-  const out = await podman(['run', '--rm', '--network', 'none', '--entrypoint', 'node', image, '-e', `try { require.resolve(${JSON.stringify(name)}); console.log('yes') } catch { console.log('no') }`])
+  const out = await podman([
+    'run',
+    '--rm',
+    '--network',
+    'none',
+    '--entrypoint',
+    'node',
+    image,
+    '-e',
+    `try { require.resolve(${JSON.stringify(name)}); console.log('yes') } catch { console.log('no') }`,
+  ])
   return out.trim() === 'yes'
 }
 
@@ -132,7 +142,7 @@ describe('images - built by scripts/images.sh, run by podman', () => {
     expect(sample(metrics, 'service_sessions_total', { kind: 'new' })).toBe(1)
   })
 
-  test("the controller image: probes and metrics on controller.http_port, against a Kubernetes API (the fake: the image is what is tested)", async () => {
+  test('the controller image: probes and metrics on controller.http_port, against a Kubernetes API (the fake: the image is what is tested)', async () => {
     const api = await FakeKubeApi.start()
     stops.push(() => api.close())
     const kubeconfig = path.join(dir, 'kubeconfig')
@@ -140,14 +150,23 @@ describe('images - built by scripts/images.sh, run by podman', () => {
     const port = await freePort()
     const controller = await runContainer(`ar-img-controller-${process.pid}`, 'agent-runtime-controller', {
       flags: [...(await emptyDirs(['tmp'])), '--volume', `${kubeconfig}:/etc/agent-runtime/kubeconfig:ro`],
-      env: { NATS_URL: nats.url, KUBECONFIG: '/etc/agent-runtime/kubeconfig', POD_NAMESPACE: 'sandboxes', POD_NAME: 'ctl-image', CONTROLLER_HTTP_PORT: String(port) },
+      env: {
+        NATS_URL: nats.url,
+        KUBECONFIG: '/etc/agent-runtime/kubeconfig',
+        POD_NAMESPACE: 'sandboxes',
+        POD_NAME: 'ctl-image',
+        CONTROLLER_HTTP_PORT: String(port),
+      },
     })
     stops.push(controller.stop)
     const url = `http://127.0.0.1:${port}`
     await answers(`${url}/healthz`, controller.logs)
     await answers(`${url}/readyz`, controller.logs)
     expect((await get(`${url}/readyz`)).body).toEqual({ status: 'ready', leading: true, checks: { bus: true, kube: true } })
-    await vi.waitFor(async () => expect(sample((await get(`${url}/metrics`)).body, 'service_controller_pods', { state: 'warm', phase: 'Pending' })).toBe(2), { timeout: 20_000, interval: 250 })
+    await vi.waitFor(async () => expect(sample((await get(`${url}/metrics`)).body, 'service_controller_pods', { state: 'warm', phase: 'Pending' })).toBe(2), {
+      timeout: 20_000,
+      interval: 250,
+    })
     expect(sample((await get(`${url}/metrics`)).body, 'service_controller_leader')).toBe(1)
   })
 })

@@ -46,7 +46,11 @@ export async function podman(args: string[]): Promise<string> {
 export const LOCKED_DOWN = ['--network', 'host', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--user', '10001:10001']
 
 /** Starts a detached container; `stop()` removes it and returns its output. */
-export async function runContainer(name: string, image: string, options: { flags?: string[]; env?: Record<string, string>; args?: string[] } = {}): Promise<{ name: string; logs(): Promise<string>; stop(): Promise<void> }> {
+export async function runContainer(
+  name: string,
+  image: string,
+  options: { flags?: string[]; env?: Record<string, string>; args?: string[] } = {},
+): Promise<{ name: string; logs(): Promise<string>; stop(): Promise<void> }> {
   await podman(['rm', '-f', name]).catch(() => '')
   const env = Object.entries(options.env ?? {}).flatMap(([key, value]) => ['-e', `${key}=${value}`])
   await podman(['run', '-d', '--name', name, ...LOCKED_DOWN, ...(options.flags ?? []), ...env, image, ...(options.args ?? [])])

@@ -21,8 +21,11 @@ afterEach(async () => {
 
 function script(command: string, env: Record<string, string>): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile('bash', [KUBE_LOCAL_SCRIPT, command], { env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env }, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+    execFile(
+      'bash',
+      [KUBE_LOCAL_SCRIPT, command],
+      { env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
     )
   })
 }
@@ -56,7 +59,9 @@ function alive(state: string): string[] {
 
 /** Busy loops on every core until stopped (or after 5 minutes, whatever happens to the test). */
 function loadEveryCore(): void {
-  const burners: ChildProcess[] = os.cpus().map(() => spawn(process.execPath, ['-e', 'setTimeout(() => process.exit(), 300_000); for (;;) {}'], { stdio: 'ignore' }))
+  const burners: ChildProcess[] = os
+    .cpus()
+    .map(() => spawn(process.execPath, ['-e', 'setTimeout(() => process.exit(), 300_000); for (;;) {}'], { stdio: 'ignore' }))
   cleanups.push(() => burners.forEach((burner) => burner.kill('SIGKILL')))
 }
 
@@ -76,7 +81,8 @@ describe('kube-local - bring-up', () => {
     // setsid behind a shim that waits 2 s before it execs: each component's pid runs the shim, then setsid, then the binary.
     const shims = mkdtempSync(path.join(os.tmpdir(), 'kube-shims-'))
     cleanups.push(() => rmSync(shims, { recursive: true, force: true }))
-    const setsid = (await new Promise<string>((resolve) => execFile('sh', ['-c', 'command -v setsid'], (_err, out) => resolve(out.trim())))) || '/usr/bin/setsid'
+    const setsid =
+      (await new Promise<string>((resolve) => execFile('sh', ['-c', 'command -v setsid'], (_err, out) => resolve(out.trim())))) || '/usr/bin/setsid'
     writeFileSync(path.join(shims, 'setsid'), `#!/bin/sh\nsleep 2\nexec ${setsid} "$@"\n`)
     chmodSync(path.join(shims, 'setsid'), 0o755)
     const env = stateFolder({ PATH: `${shims}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` })

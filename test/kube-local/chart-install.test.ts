@@ -63,48 +63,74 @@ describe('k8s - helm install on a real API server, PodSecurity restricted', () =
     const policy = api.config.makeApiClient(PolicyV1Api)
     const budgets = (await policy.listNamespacedPodDisruptionBudget({ namespace: 'ar-default' })).items
     expect(budgets.map((b) => b.metadata!.name).sort()).toEqual(['ar-agent-runtime-controller', 'ar-agent-runtime-gateway'])
-    await until(async () => {
-      const now = (await policy.listNamespacedPodDisruptionBudget({ namespace: 'ar-default' })).items
-      return now.every((b) => b.status?.currentHealthy === 2 && (b.status?.disruptionsAllowed ?? 0) >= 1)
-    }, 'both budgets see 2 healthy pods and allow a disruption', 30_000)
+    await until(
+      async () => {
+        const now = (await policy.listNamespacedPodDisruptionBudget({ namespace: 'ar-default' })).items
+        return now.every((b) => b.status?.currentHealthy === 2 && (b.status?.disruptionsAllowed ?? 0) >= 1)
+      },
+      'both budgets see 2 healthy pods and allow a disruption',
+      30_000,
+    )
   })
 
   test('ci/production-values.yaml: every object is accepted and every workload makes its pods', async () => {
     expect(existsSync(PRODUCTION_VALUES)).toBe(true)
     // The production values turn on a ServiceMonitor: its CRD, as the Prometheus Operator installs it (schema left open).
     const crds = api.config.makeApiClient(ApiextensionsV1Api)
-    await crds.createCustomResourceDefinition({
-      body: {
-        metadata: { name: 'servicemonitors.monitoring.coreos.com' },
-        spec: {
-          group: 'monitoring.coreos.com',
-          names: { kind: 'ServiceMonitor', listKind: 'ServiceMonitorList', plural: 'servicemonitors', singular: 'servicemonitor' },
-          scope: 'Namespaced',
-          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+    await crds
+      .createCustomResourceDefinition({
+        body: {
+          metadata: { name: 'servicemonitors.monitoring.coreos.com' },
+          spec: {
+            group: 'monitoring.coreos.com',
+            names: { kind: 'ServiceMonitor', listKind: 'ServiceMonitorList', plural: 'servicemonitors', singular: 'servicemonitor' },
+            scope: 'Namespaced',
+            versions: [
+              { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } },
+            ],
+          },
         },
-      },
-    }).catch((err: { code?: number }) => {
-      if (err.code !== 409) throw err
-    })
-    await until(async () => (await crds.readCustomResourceDefinition({ name: 'servicemonitors.monitoring.coreos.com' })).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true, 'the CRD established', 20_000)
+      })
+      .catch((err: { code?: number }) => {
+        if (err.code !== 409) throw err
+      })
+    await until(
+      async () =>
+        (await crds.readCustomResourceDefinition({ name: 'servicemonitors.monitoring.coreos.com' })).status?.conditions?.some(
+          (c) => c.type === 'Established' && c.status === 'True',
+        ) === true,
+      'the CRD established',
+      20_000,
+    )
     // No --wait: the NATS StatefulSet's volumes have no provisioner here, so its pods stay Pending (unschedulable), as they should.
     await install('ar-production', ['-f', PRODUCTION_VALUES])
     const namespace = 'ar-production'
     // Every Deployment and StatefulSet made all its pods (a pod PodSecurity refuses is never made).
     let seen = ''
-    await until(async () => {
-      const workloads = [...(await api.apps.listNamespacedDeployment({ namespace })).items, ...(await api.apps.listNamespacedStatefulSet({ namespace })).items]
-      seen = workloads.map((w) => `${w.kind ?? ''}${w.metadata!.name}: ${w.status?.replicas ?? 0}/${w.spec?.replicas}`).join(', ')
-      return workloads.length === 3 && workloads.every((w) => (w.status?.replicas ?? 0) === w.spec?.replicas)
-    }, () => `every workload to make its pods (${seen})`, 45_000).catch(async (err: Error) => {
+    await until(
+      async () => {
+        const workloads = [
+          ...(await api.apps.listNamespacedDeployment({ namespace })).items,
+          ...(await api.apps.listNamespacedStatefulSet({ namespace })).items,
+        ]
+        seen = workloads.map((w) => `${w.kind ?? ''}${w.metadata!.name}: ${w.status?.replicas ?? 0}/${w.spec?.replicas}`).join(', ')
+        return workloads.length === 3 && workloads.every((w) => (w.status?.replicas ?? 0) === w.spec?.replicas)
+      },
+      () => `every workload to make its pods (${seen})`,
+      45_000,
+    ).catch(async (err: Error) => {
       throw new Error(`${err.message}; refused: ${JSON.stringify(await refusals(namespace), null, 1)}`)
     })
     expect(await refusals(namespace)).toEqual([])
     // The HorizontalPodAutoscaler (minReplicas 3) scales the gateways up within its 15 s resync.
-    await until(async () => {
-      const gateways = (await api.core.listNamespacedPod({ namespace, labelSelector: 'app.kubernetes.io/component=gateway' })).items
-      return gateways.length >= 3 && gateways.every(ready)
-    }, '3 ready gateways', 45_000)
+    await until(
+      async () => {
+        const gateways = (await api.core.listNamespacedPod({ namespace, labelSelector: 'app.kubernetes.io/component=gateway' })).items
+        return gateways.length >= 3 && gateways.every(ready)
+      },
+      '3 ready gateways',
+      45_000,
+    )
     expect(await refusals(namespace)).toEqual([])
     // The bundled NATS: admitted (the chart gives it a restricted security context), Pending for want of volumes.
     const nats = (await api.core.listNamespacedPod({ namespace, labelSelector: 'app.kubernetes.io/name=nats' })).items

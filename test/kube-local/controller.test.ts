@@ -114,7 +114,8 @@ async function holder(name = LEASE): Promise<string | undefined> {
   return (await api.coordination.readNamespacedLease({ name, namespace: NS })).spec?.holderIdentity
 }
 const names = (list: V1Pod[]) => list.map((p) => p.metadata!.name!).sort()
-const errorsOf = (sessionId: string, on = prefix) => events.filter((e) => e.subject === subjects(on).events(sessionId) && e.event.event === 'error').map((e) => e.event)
+const errorsOf = (sessionId: string, on = prefix) =>
+  events.filter((e) => e.subject === subjects(on).events(sessionId) && e.event.event === 'error').map((e) => e.event)
 async function gone(name: string): Promise<boolean> {
   return api.core.readNamespacedPod({ name, namespace: NS }).then(
     () => false,
@@ -130,7 +131,10 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     // A pod with no security settings (root, capabilities kept) and a privileged one: both refused by PodSecurity, not by validation.
     for (const securityContext of [undefined, { privileged: true }]) {
       const pod = { metadata: { name: 'plain' }, spec: { containers: [{ name: 'c', image: 'x', ...(securityContext && { securityContext }) }] } }
-      await expect(api.core.createNamespacedPod({ namespace: NS, body: pod })).rejects.toMatchObject({ code: 403, body: expect.stringContaining('violates PodSecurity \\"restricted:latest\\"') })
+      await expect(api.core.createNamespacedPod({ namespace: NS, body: pod })).rejects.toMatchObject({
+        code: 403,
+        body: expect.stringContaining('violates PodSecurity \\"restricted:latest\\"'),
+      })
     }
   })
 
@@ -144,7 +148,11 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
 
   test('takes the Lease and fills the warm pool with pods the API server accepts', async () => {
     leader = await startController('ctl-a')
-    await until(async () => (await warm()).length === 2, () => `two ready warm pods\n${output()}`, 30_000)
+    await until(
+      async () => (await warm()).length === 2,
+      () => `two ready warm pods\n${output()}`,
+      30_000,
+    )
     expect(await holder()).toBe('ctl-a')
     const pod = (await warm())[0]!
     // What the chart asks for, as stored by the API server.
@@ -158,15 +166,27 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
   test('a warm pod deleted by someone else is replaced', async () => {
     const before = names(await warm())
     await api.core.deleteNamespacedPod({ name: before[0]!, namespace: NS })
-    await until(async () => {
-      const now = names(await warm())
-      return now.length === 2 && !now.includes(before[0]!)
-    }, () => `a new warm pod\n${output()}`, 30_000)
+    await until(
+      async () => {
+        const now = names(await warm())
+        return now.length === 2 && !now.includes(before[0]!)
+      },
+      () => `a new warm pod\n${output()}`,
+      30_000,
+    )
   })
 
   test('a claim in the registry labels the pod assigned and the pool refills; closing the session deletes the pod', async () => {
     const pod = names(await warm())[0]!
-    await state.registry.create({ session_id: 's-claim', owner: pod, state: 'idle', cli_session_id: 'c', created_at: Date.now(), last_active: Date.now(), stats: emptyStats() })
+    await state.registry.create({
+      session_id: 's-claim',
+      owner: pod,
+      state: 'idle',
+      cli_session_id: 'c',
+      created_at: Date.now(),
+      last_active: Date.now(),
+      stats: emptyStats(),
+    })
     await until(async () => (await api.core.readNamespacedPod({ name: pod, namespace: NS })).metadata?.labels?.[LABEL.state] === 'assigned', 'assigned', 20_000)
     expect((await api.core.readNamespacedPod({ name: pod, namespace: NS })).metadata?.annotations?.[ANNOTATION.sessionId]).toBe('s-claim')
     await until(async () => (await warm()).length === 2, 'refilled', 30_000)
@@ -181,15 +201,37 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     orphan.metadata!.labels![LABEL.session] = 'ghost'
     orphan.metadata!.annotations![ANNOTATION.sessionId] = 'ghost'
     await api.core.createNamespacedPod({ namespace: NS, body: orphan })
-    await until(() => gone(orphan.metadata!.name!), () => `the orphan removed\n${output()}`, 20_000)
+    await until(
+      () => gone(orphan.metadata!.name!),
+      () => `the orphan removed\n${output()}`,
+      20_000,
+    )
   })
 
   test('a pod evicted mid-turn: SANDBOX_LOST to the session, its owner released, the pod deleted', async () => {
     const pod = names(await warm())[0]!
-    await state.registry.create({ session_id: 's-evict', owner: pod, state: 'busy', turn_id: 't-1', turn_request_id: 7, cli_session_id: 'c', created_at: Date.now(), last_active: Date.now(), stats: emptyStats() })
+    await state.registry.create({
+      session_id: 's-evict',
+      owner: pod,
+      state: 'busy',
+      turn_id: 't-1',
+      turn_request_id: 7,
+      cli_session_id: 'c',
+      created_at: Date.now(),
+      last_active: Date.now(),
+      stats: emptyStats(),
+    })
     await until(async () => (await api.core.readNamespacedPod({ name: pod, namespace: NS })).metadata?.labels?.[LABEL.state] === 'assigned', 'assigned', 20_000)
-    await api.core.patchNamespacedPod({ name: pod, namespace: NS, body: [{ op: 'add', path: `/metadata/annotations/${EVICT.replace('/', '~1')}`, value: 'true' }] })
-    await until(() => errorsOf('s-evict').length > 0, () => `SANDBOX_LOST\n${output()}`, 20_000)
+    await api.core.patchNamespacedPod({
+      name: pod,
+      namespace: NS,
+      body: [{ op: 'add', path: `/metadata/annotations/${EVICT.replace('/', '~1')}`, value: 'true' }],
+    })
+    await until(
+      () => errorsOf('s-evict').length > 0,
+      () => `SANDBOX_LOST\n${output()}`,
+      20_000,
+    )
     expect(errorsOf('s-evict')[0]).toMatchObject({ error: { code: 'SANDBOX_LOST' }, turn_id: 't-1', request_id: 7 })
     await until(async () => (await state.registry.get('s-evict'))?.value.owner === undefined, 'the owner released', 10_000)
     await until(() => gone(pod), 'the evicted pod deleted', 20_000)
@@ -215,7 +257,11 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     const pod = (answer as { pod: string }).pod
     await until(async () => (await api.core.readNamespacedPod({ name: pod, namespace: NS })).status?.phase === 'Running', 'running', 10_000)
     expect(ready(await api.core.readNamespacedPod({ name: pod, namespace: NS }))).toBe(false)
-    await until(() => errorsOf('s-never', nrPrefix).length > 0, () => `SANDBOX_NOT_READY\n${output()}`, 20_000)
+    await until(
+      () => errorsOf('s-never', nrPrefix).length > 0,
+      () => `SANDBOX_NOT_READY\n${output()}`,
+      20_000,
+    )
     expect(errorsOf('s-never', nrPrefix)[0]).toMatchObject({ error: { code: 'SANDBOX_NOT_READY' } })
     await until(() => gone(pod), 'the never-ready pod deleted', 10_000)
   })
@@ -228,7 +274,11 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     }
     expect(await get(leader, '/healthz')).toEqual({ status: 200, body: { status: 'alive' } })
     expect(await get(leader, '/readyz')).toEqual({ status: 200, body: { status: 'ready', leading: true, checks: { bus: true, kube: true } } })
-    await until(async () => (await get(standby, '/readyz')).status === 200, () => `the standby ready\n${output()}`, 20_000)
+    await until(
+      async () => (await get(standby, '/readyz')).status === 200,
+      () => `the standby ready\n${output()}`,
+      20_000,
+    )
     expect((await get(standby, '/readyz')).body).toEqual({ status: 'ready', leading: false, checks: { bus: true, kube: true } })
     const atLeader = (await get(leader, '/metrics')).body
     expect(sample(atLeader, 'service_controller_leader')).toBe(1)
@@ -250,13 +300,21 @@ describe('k8s - the controller on a real API server, under the chart RBAC and Po
     expect(await holder()).toBe('ctl-a')
     expect(await warm()).toHaveLength(2)
     leader.child.kill('SIGKILL')
-    await until(async () => (await holder()) === 'ctl-b', () => `ctl-b leads\n${output()}`, 30_000)
+    await until(
+      async () => (await holder()) === 'ctl-b',
+      () => `ctl-b leads\n${output()}`,
+      30_000,
+    )
     const before = names(await warm())
     await api.core.deleteNamespacedPod({ name: before[0]!, namespace: NS })
-    await until(async () => {
-      const now = names(await warm())
-      return now.length === 2 && !now.includes(before[0]!)
-    }, () => `the new leader refills\n${output()}`, 30_000)
+    await until(
+      async () => {
+        const now = names(await warm())
+        return now.length === 2 && !now.includes(before[0]!)
+      },
+      () => `the new leader refills\n${output()}`,
+      30_000,
+    )
     expect(await second.stop()).toBe(0)
     expect(await holder()).toBe('')
   })

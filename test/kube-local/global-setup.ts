@@ -52,8 +52,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const output = readFileSync(log, 'utf8')
   const kubeLocal: KubeLocal =
     code === 0
-      ? { kubeconfig: path.join(state, 'kubeconfig'), bin: path.join(path.dirname(KUBE_LOCAL_SCRIPT), '..', '.tools', 'kube', 'bin'), state, upSeconds: seconds }
-      : { error: `scripts/kube-local.sh up failed (exit ${code}) after ${seconds.toFixed(0)} s; the end of ${log}:\n${output.split('\n').slice(-30).join('\n')}`, state, upSeconds: seconds }
+      ? {
+          kubeconfig: path.join(state, 'kubeconfig'),
+          bin: path.join(path.dirname(KUBE_LOCAL_SCRIPT), '..', '.tools', 'kube', 'bin'),
+          state,
+          upSeconds: seconds,
+        }
+      : {
+          error: `scripts/kube-local.sh up failed (exit ${code}) after ${seconds.toFixed(0)} s; the end of ${log}:\n${output.split('\n').slice(-30).join('\n')}`,
+          state,
+          upSeconds: seconds,
+        }
   if (process.env.KUBE_LOCAL_TOOLS) kubeLocal.bin = path.join(process.env.KUBE_LOCAL_TOOLS, 'bin')
   console.log(code === 0 ? `[k8s] control plane up in ${seconds.toFixed(1)} s` : `[k8s] ${kubeLocal.error}`)
   project.provide('kubeLocal', kubeLocal)

@@ -69,7 +69,11 @@ export const RESTRICTED = {
 /** A fresh namespace enforcing `restricted`, usable once the controller manager gave it its default ServiceAccount. */
 export async function restrictedNamespace(api: Clients, name: string): Promise<void> {
   await api.core.createNamespace({ body: { metadata: { name, labels: { ...RESTRICTED } } } })
-  await until(async () => Boolean(await api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })), `the default ServiceAccount of namespace ${name}`, 30_000)
+  await until(
+    async () => Boolean(await api.core.readNamespacedServiceAccount({ name: 'default', namespace: name })),
+    `the default ServiceAccount of namespace ${name}`,
+    30_000,
+  )
 }
 
 /**
@@ -77,7 +81,11 @@ export async function restrictedNamespace(api: Clients, name: string): Promise<v
  * token), so the API server applies that account's RBAC, not the admin's.
  */
 export async function serviceAccountKubeconfig(api: Clients, namespace: string, serviceAccount: string, file: string): Promise<string> {
-  const request = await api.core.createNamespacedServiceAccountToken({ name: serviceAccount, namespace, body: { spec: { expirationSeconds: 3600, audiences: [] } } })
+  const request = await api.core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: { spec: { expirationSeconds: 3600, audiences: [] } },
+  })
   const token = request.status?.token
   if (!token) throw new Error(`no token for ServiceAccount ${namespace}/${serviceAccount}`)
   const cluster = api.config.getCurrentCluster()!

@@ -162,7 +162,8 @@ export class PodRunners {
     }
     // The container's args: `<mode> --config <file on the ConfigMap volume>`, all this fixture knows how to run.
     const [mode, flag, configFile, ...rest] = container.args ?? []
-    if (mode === undefined || flag !== '--config' || configFile === undefined || rest.length > 0) throw new Error(`unexpected container args ${JSON.stringify(container.args)}`)
+    if (mode === undefined || flag !== '--config' || configFile === undefined || rest.length > 0)
+      throw new Error(`unexpected container args ${JSON.stringify(container.args)}`)
     const config = localPaths(parse(await readFile(local(configFile), 'utf8')), local) as Record<string, any>
     this.#o.local.config(config)
     const env: Record<string, string> = {}

@@ -67,7 +67,10 @@ export function sessionClusterForFile(options: SessionClusterOptions): SessionCl
   const { namespace, release, prefix } = options
   const fullname = `${release}-agent-runtime`
   const s = { namespace, pool: fullname, fullname } as SessionClusterForFile
-  Object.assign(s, sessionViews(() => s))
+  Object.assign(
+    s,
+    sessionViews(() => s),
+  )
 
   beforeAll(async () => {
     if (kube === undefined) return
@@ -100,7 +103,11 @@ export function sessionClusterForFile(options: SessionClusterOptions): SessionCl
     })
     await s.pods.start()
     const controllerConfig = options.controllerConfig ? await options.controllerConfig(base) : base
-    s.controller = await startServiceProcess('controller', controllerConfig, s.dir, { KUBECONFIG: s.controllerKubeconfig, POD_NAME: 'ctl-0', POD_NAMESPACE: namespace })
+    s.controller = await startServiceProcess('controller', controllerConfig, s.dir, {
+      KUBECONFIG: s.controllerKubeconfig,
+      POD_NAME: 'ctl-0',
+      POD_NAMESPACE: namespace,
+    })
     s.gateway = await startServiceProcess('gateway', options.gatewayConfig ? await options.gatewayConfig(base) : base, s.dir)
     s.client = await WsClient.connect(`${s.gateway.address!.replace('http', 'ws')}/ws/v1/agent`)
   }, 300_000)

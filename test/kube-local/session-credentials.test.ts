@@ -47,18 +47,28 @@ const k8s = sessionClusterForFile({
     return startPrivateNats(['-c', operator.serverConfig, '-l', natsLog])
   },
   async beforeInstall() {
-    await k8s.api.core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: SIGNING_KEY_SECRET }, stringData: { 'signing-key': new TextDecoder().decode(operator.signingKey.getSeed()) } } })
+    await k8s.api.core.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: SIGNING_KEY_SECRET }, stringData: { 'signing-key': new TextDecoder().decode(operator.signingKey.getSeed()) } },
+    })
   },
   helmArgs: () => [
-    '--set', 'sessionCredentials.enabled=true',
-    '--set', `sessionCredentials.signingKey.existingSecret=${SIGNING_KEY_SECRET}`,
-    '--set', `sessionCredentials.account=${operator.account}`,
+    '--set',
+    'sessionCredentials.enabled=true',
+    '--set',
+    `sessionCredentials.signingKey.existingSecret=${SIGNING_KEY_SECRET}`,
+    '--set',
+    `sessionCredentials.account=${operator.account}`,
   ],
   // The test's own user (no limits) opens the state; the gateway and the controller have their roles' users.
   busAuth: async () => ({ credsFile: await operator.userCreds('k8s-creds-test') }),
   async controllerConfig(base) {
     const credentials = base.controller.session_credentials
-    return { ...base, nats: { ...base.nats, ...(await roleUser(operator, k8s.dir, 'controller', prefix)) }, controller: { ...base.controller, session_credentials: { ...credentials, signing_key_file: await mountSigningKey(credentials.signing_key_file) } } }
+    return {
+      ...base,
+      nats: { ...base.nats, ...(await roleUser(operator, k8s.dir, 'controller', prefix)) },
+      controller: { ...base.controller, session_credentials: { ...credentials, signing_key_file: await mountSigningKey(credentials.signing_key_file) } },
+    }
   },
   gatewayConfig: async (base) => ({ ...base, nats: { ...base.nats, ...(await roleUser(operator, k8s.dir, 'gateway', prefix)) } }),
 })
@@ -129,7 +139,11 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
   const owners: string[] = []
 
   test('a WebSocket turn runs on a controller-placed pod whose only credential is its own, from a Secret the pod owns', async () => {
-    await until(async () => (await warmWithRunner()).length === 2, () => `two warm pods with runners\n${output()}`, 90_000)
+    await until(
+      async () => (await warmWithRunner()).length === 2,
+      () => `two warm pods with runners\n${output()}`,
+      90_000,
+    )
     const owner = await firstTurn('creds-1', 'tool: echo with its own credential')
     owners.push(owner)
     expect(k8s.client.eventsOf('creds-1').find((msg) => msg.event === 'tool_result')?.data).toBe('with its own credential')
@@ -140,7 +154,10 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     // The pod names no Secret but its own, and no shared NATS user.
     const pod = await k8s.api.core.readNamespacedPod({ name: owner, namespace: NS })
     const container = pod.spec!.containers.find((c) => c.name === RUNNER_CONTAINER)!
-    const secretsNamed = [...(pod.spec!.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : [])), ...(container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : []))]
+    const secretsNamed = [
+      ...(pod.spec!.volumes ?? []).flatMap((v) => (v.secret ? [v.secret.secretName] : [])),
+      ...(container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [])),
+    ]
     expect(secretsNamed).toEqual([podCredentialsSecret(owner)])
     const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]))
     expect(env).toMatchObject({ NATS_CREDS: expect.stringMatching(new RegExp(`/${POD_CREDS_KEY}$`)), RUNNER_PLACEMENT: 'controller' })
@@ -149,16 +166,24 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
 
     // Its Secret: owned by the pod, holding a credential that reaches its own assignment subject only.
     const secret = (await secretOf(owner))!
-    expect(secret.metadata!.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'v1', kind: 'Pod', name: owner, uid: pod.metadata!.uid, controller: true })])
+    expect(secret.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ apiVersion: 'v1', kind: 'Pod', name: owner, uid: pod.metadata!.uid, controller: true }),
+    ])
     const creds = Buffer.from(secret.data![POD_CREDS_KEY]!, 'base64').toString('utf8')
     const claims = credsJwt(creds)
-    expect(claims).toMatchObject({ name: `warm-pod ${owner}`, iss: operator.signingKey.getPublicKey(), nats: { issuer_account: operator.account, pub: { deny: ['>'] }, sub: { allow: [subjects(prefix).assign(owner)] } } })
+    expect(claims).toMatchObject({
+      name: `warm-pod ${owner}`,
+      iss: operator.signingKey.getPublicKey(),
+      nats: { issuer_account: operator.account, pub: { deny: ['>'] }, sub: { allow: [subjects(prefix).assign(owner)] } },
+    })
     expect(claims.nats.pub.allow).toBeUndefined()
     // The file its runner read is that Secret's key, as the kubelet mounts it.
     expect(await readFile(path.join(k8s.dir, owner, 'nats', POD_CREDS_KEY), 'utf8')).toBe(creds)
 
     // The controller made that Secret with the chart's Role, which lets it create Secrets but not read them.
-    const read = await asController().core.readNamespacedSecret({ name: podCredentialsSecret(owner), namespace: NS }).catch((err: unknown) => err)
+    const read = await asController()
+      .core.readNamespacedSecret({ name: podCredentialsSecret(owner), namespace: NS })
+      .catch((err: unknown) => err)
     expect((read as { code?: number }).code).toBe(403)
   })
 
@@ -168,7 +193,9 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     expect(owners[1]).not.toBe(owners[0])
     expect(k8s.pods.get(owner)?.process.output()).toContain('"session_id":"creds-2"')
     expect(k8s.pods.get(owners[0]!)?.process.output()).not.toContain('"session_id":"creds-2"')
-    const [first, second] = await Promise.all(owners.map(async (pod) => credsJwt(Buffer.from((await secretOf(pod))!.data![POD_CREDS_KEY]!, 'base64').toString('utf8'))))
+    const [first, second] = await Promise.all(
+      owners.map(async (pod) => credsJwt(Buffer.from((await secretOf(pod))!.data![POD_CREDS_KEY]!, 'base64').toString('utf8'))),
+    )
     expect(second!.sub).not.toBe(first!.sub)
     expect(second!.nats.sub.allow).toEqual([subjects(prefix).assign(owners[1]!)])
   })
@@ -196,7 +223,11 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
     const placedOn = new Set<string>()
     for (let i = 0; i < PLACEMENTS; i++) {
       // A full pool, so no runner starts on these 2 cores while a placement is measured.
-      await until(async () => (await warmWithRunner()).length === 2, () => `a full warm pool with runners\n${output()}`, 90_000)
+      await until(
+        async () => (await warmWithRunner()).length === 2,
+        () => `a full warm pool with runners\n${output()}`,
+        90_000,
+      )
       const sessionId = `creds-p${i}`
       const sent = performance.now()
       k8s.client.send({ type: 'execute', request_id: 1, session_id: sessionId, prompt: 'hi' })
@@ -214,7 +245,9 @@ describe('k8s - per-session NATS credentials: sessions placed by the controller 
       const sorted = [...list].sort((a, b) => a - b)
       return `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (n=${sorted.length})`
     }
-    console.log(`[k8s] per-session credentials on the real API server: execute → first event ${line(firstEvent)}; of which the controller's assignment (credential minted → pod serving) ${line(assigned)}`)
+    console.log(
+      `[k8s] per-session credentials on the real API server: execute → first event ${line(firstEvent)}; of which the controller's assignment (credential minted → pod serving) ${line(assigned)}`,
+    )
     expect(placedOn.size).toBe(PLACEMENTS)
     expect(assigned).toHaveLength(PLACEMENTS)
     expect(k8s.pods.errors).toEqual([])

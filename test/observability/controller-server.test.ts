@@ -24,7 +24,11 @@ async function serve(checks: () => Promise<ControllerChecks>, warmPool = 2) {
   h = await startHarness({ warm_pool: warmPool }, { observer: metrics })
   controller = h.controller
   const app = Fastify()
-  registerControllerRoutes(app, { metrics, leading: () => h!.controller.leading, readiness: new Readiness(checks, CONTROLLER_READY, { okTtlMs: 0, failTtlMs: 0 }) })
+  registerControllerRoutes(app, {
+    metrics,
+    leading: () => h!.controller.leading,
+    readiness: new Readiness(checks, CONTROLLER_READY, { okTtlMs: 0, failTtlMs: 0 }),
+  })
   return app
 }
 

@@ -33,7 +33,10 @@ describe('gateway readiness in Kubernetes (server.readiness: bus)', () => {
   it('not ready while NATS is down, ready again once it is back', async () => {
     // Longer than a passing result is cached (5 s).
     const restarted = nats.restart({ downMs: 9_000 })
-    await vi.waitFor(async () => expect(await ready()).toEqual({ status: 503, body: { status: 'not_ready', checks: { bus: false, engine: false, pool: false } } }), { timeout: 9_000, interval: 100 })
+    await vi.waitFor(
+      async () => expect(await ready()).toEqual({ status: 503, body: { status: 'not_ready', checks: { bus: false, engine: false, pool: false } } }),
+      { timeout: 9_000, interval: 100 },
+    )
     await restarted
     await vi.waitFor(async () => expect((await ready()).status).toBe(200), { timeout: 15_000, interval: 200 })
   })

@@ -107,7 +107,14 @@ describe('metrics', () => {
   it('process - the default process metrics are exposed with the six of §6.3', async () => {
     const { stack } = await start()
     const text = await scrape(stack.url)
-    for (const name of ['service_sessions_active', 'service_sessions_total', 'service_sessions_errors', 'service_tools_invoked', 'service_dangers_blocked', 'service_request_duration_seconds']) {
+    for (const name of [
+      'service_sessions_active',
+      'service_sessions_total',
+      'service_sessions_errors',
+      'service_tools_invoked',
+      'service_dangers_blocked',
+      'service_request_duration_seconds',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `)
     }
     expect(text).toContain('# TYPE service_sessions_active gauge')

@@ -69,7 +69,17 @@ describe('redact', () => {
     )
     const secrets = secretsOf(config, { ANTHROPIC_API_KEY: 'sk-ant-1234', GITHUB_TOKEN: 'ghp-123456', HOME: '/root/home', SHORT_TOKEN: 'x' })
     expect(secrets.sort()).toEqual(
-      ['callback-tok-1234', 'chat-secret-1234', 'engine-token-1234', 'ghp-123456', 'nats-pass-1234', 'sk-ant-1234', 'svc-key-1234', 'svc-key-5678', 'svc-key-9012'].sort(),
+      [
+        'callback-tok-1234',
+        'chat-secret-1234',
+        'engine-token-1234',
+        'ghp-123456',
+        'nats-pass-1234',
+        'sk-ant-1234',
+        'svc-key-1234',
+        'svc-key-5678',
+        'svc-key-9012',
+      ].sort(),
     )
   })
 })

@@ -110,7 +110,10 @@ describe('secrets', () => {
     await byQuery.next((msg) => msg.request_id === 'v')
     await byQuery.close()
 
-    for (const refused of [await refusedHandshake(`${wsUrl}?api_key=${SECRETS.apiKey}x`), await refusedHandshake(wsUrl, { 'x-api-key': `${SECRETS.rotatedKey1}-old` })]) {
+    for (const refused of [
+      await refusedHandshake(`${wsUrl}?api_key=${SECRETS.apiKey}x`),
+      await refusedHandshake(wsUrl, { 'x-api-key': `${SECRETS.rotatedKey1}-old` }),
+    ]) {
       expect(refused.status).toBe(401)
       errorBodies.push(refused.body)
     }
@@ -124,7 +127,9 @@ describe('secrets', () => {
     expect((await http(`/session?api_key=${SECRETS.rotatedKey2}-old`)).status).toBe(401)
     expect((await http('/session/no-such-session', { headers: auth })).status).toBe(404)
     expect((await http('/session', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{bad json' })).status).toBe(400)
-    expect((await http('/v1/agent/chat', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 7 }) })).status).toBe(400)
+    expect(
+      (await http('/v1/agent/chat', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 7 }) })).status,
+    ).toBe(400)
     expect((await http('/metrics', { headers: auth })).status).toBe(200)
     expect((await http('/metrics')).status).toBe(401)
 
@@ -162,8 +167,13 @@ describe('secrets', () => {
     const messages = (level: string) => records.filter((record) => record.level === level).map((record) => record.msg)
     // The traffic above did reach the log: execution failures at error, client and recoverable failures at warn.
     expect(messages('error')).toContain('turn failed')
-    expect(messages('warn')).toEqual(expect.arrayContaining(['request refused: API key missing or invalid', 'chat callback rejected', 'WAF blocked an operation']))
-    expect(records.find((record) => record.msg === 'turn failed' && record.level === 'error')).toMatchObject({ session_id: expect.stringMatching(/^sec-/), code: expect.stringMatching(/^ENGINE_/) })
+    expect(messages('warn')).toEqual(
+      expect.arrayContaining(['request refused: API key missing or invalid', 'chat callback rejected', 'WAF blocked an operation']),
+    )
+    expect(records.find((record) => record.msg === 'turn failed' && record.level === 'error')).toMatchObject({
+      session_id: expect.stringMatching(/^sec-/),
+      code: expect.stringMatching(/^ENGINE_/),
+    })
     expect(records.some((record) => record.msg === 'agent CLI started' && record.session_id === 'sec-1')).toBe(true)
   })
 

@@ -38,11 +38,17 @@ describe('split mode - gateway and runner over NATS', () => {
     expect(await ready(gateway.url)).toEqual({ status: 503, body: { status: 'not_ready', checks: { engine: false, pool: false } } })
     runner = await startStack({ nats: { url: nats.url, prefix }, runner: { http_port: 0 } }, 'runner')
     // A failed check is cached for a second: the next probes see the runner.
-    await vi.waitFor(async () => expect(await ready(gateway.url)).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true } } }), { timeout: 10_000, interval: 200 })
+    await vi.waitFor(async () => expect(await ready(gateway.url)).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true } } }), {
+      timeout: 10_000,
+      interval: 200,
+    })
     // The runner's own server: runner.http_port.
     expect(runner.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     // The runner says which session sandbox it runs; the gateway runs no session.
-    expect(await ready(runner.url)).toEqual({ status: 200, body: { status: 'ready', checks: { engine: true, pool: true }, sandbox: bwrapWorks ? 'bwrap' : 'none' } })
+    expect(await ready(runner.url)).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { engine: true, pool: true }, sandbox: bwrapWorks ? 'bwrap' : 'none' },
+    })
     expect(await (await fetch(`${runner.url}/health/live`)).json()).toEqual({ status: 'alive' })
     expect(await (await fetch(`${runner.url}/health`)).json()).toMatchObject({ status: 'healthy' })
   })

@@ -43,7 +43,10 @@ describe('tracing', () => {
 
     const execute = one(byName('session.execute'), 'session.execute')
     const tool = one(byName('tool.use'), 'tool.use')
-    const command = one(byName('runner.command').filter((span) => span.attributes['command.type'] === 'execute'), 'runner.command')
+    const command = one(
+      byName('runner.command').filter((span) => span.attributes['command.type'] === 'execute'),
+      'runner.command',
+    )
     expect(execute).toMatchObject({
       kind: SPAN_KIND.consumer,
       parentSpanId: command.spanId,
@@ -82,7 +85,13 @@ describe('tracing', () => {
     expect(block).toMatchObject({
       traceId: blockedTurn.traceId,
       parentSpanId: blockedTurn.spanId,
-      attributes: { 'session.id': 'tr-2', namespace: 'default', 'danger.operation': 'rm -rf /', 'danger.category': 'filesystem_destruction', 'danger.rule': 'fs.rm-root' },
+      attributes: {
+        'session.id': 'tr-2',
+        namespace: 'default',
+        'danger.operation': 'rm -rf /',
+        'danger.category': 'filesystem_destruction',
+        'danger.rule': 'fs.rm-root',
+      },
     })
   })
 

@@ -51,12 +51,22 @@ describe('turn spans', () => {
     turns.command(execute('t1'), traceparent)
     turns.event(ev({ event: 'turn_started', turn_id: 't1', data: 'p' }))
     turns.event(ev({ event: 'tool_use', turn_id: 't1', data: 'Bash', tool: { id: 'tu1', name: 'Bash', input: {} } }))
-    expect(spans[1]).toMatchObject({ name: 'tool.use', parent: 0, ended: false, attributes: { 'session.id': 's1', namespace: 'ns', 'tool.name': 'Bash', 'tool.id': 'tu1' } })
+    expect(spans[1]).toMatchObject({
+      name: 'tool.use',
+      parent: 0,
+      ended: false,
+      attributes: { 'session.id': 's1', namespace: 'ns', 'tool.name': 'Bash', 'tool.id': 'tu1' },
+    })
     turns.event(ev({ event: 'tool_result', turn_id: 't1', data: 'ok', tool: { id: 'tu1', name: 'Bash' }, is_error: false }))
     expect(spans[1]!.ended).toBe(true)
     expect(spans[0]!.ended).toBe(false)
     turns.event(ev({ event: 'completed', turn_id: 't1', stats: {}, turn_stats: {} }))
-    expect(spans[0]).toMatchObject({ name: 'session.execute', parent: traceparent, ended: true, attributes: { 'session.id': 's1', namespace: 'ns', 'turn.id': 't1', 'turn.end': 'completed' } })
+    expect(spans[0]).toMatchObject({
+      name: 'session.execute',
+      parent: traceparent,
+      ended: true,
+      attributes: { 'session.id': 's1', namespace: 'ns', 'turn.id': 't1', 'turn.end': 'completed' },
+    })
     expect(spans[0]!.failed).toBeUndefined()
     expect(turns.openTurns).toBe(0)
   })
@@ -114,14 +124,29 @@ describe('turn spans', () => {
     turns.command(execute('t1'), undefined)
     turns.event(ev({ event: 'turn_started', turn_id: 't1', data: 'p' }))
     turns.event(ev({ event: 'tool_use', turn_id: 't1', data: 'Bash', tool: { id: 'tu1', name: 'Bash', input: {} } }))
-    turns.dangerBlocked({ session_id: 's1', tool_id: 'tu1', tool_name: 'Bash', category: 'filesystem_destruction', rule_id: 'fs.rm-root', operation: 'rm -rf /' })
+    turns.dangerBlocked({
+      session_id: 's1',
+      tool_id: 'tu1',
+      tool_name: 'Bash',
+      category: 'filesystem_destruction',
+      rule_id: 'fs.rm-root',
+      operation: 'rm -rf /',
+    })
     turns.dangerBlocked({ session_id: 's1', category: 'prompt', operation: 'print ~/.ssh/id_rsa' })
     turns.dangerBlocked({ session_id: 'other', category: 'prompt', operation: 'x' })
     const blocks = spans.filter((span) => span.name === 'security.danger_block')
     expect(blocks.map((span) => span.parent)).toEqual([1, 0, undefined])
     expect(blocks[0]).toMatchObject({
       ended: true,
-      attributes: { 'session.id': 's1', namespace: 'ns', 'danger.operation': 'rm -rf /', 'danger.category': 'filesystem_destruction', 'danger.rule': 'fs.rm-root', 'tool.name': 'Bash', 'tool.id': 'tu1' },
+      attributes: {
+        'session.id': 's1',
+        namespace: 'ns',
+        'danger.operation': 'rm -rf /',
+        'danger.category': 'filesystem_destruction',
+        'danger.rule': 'fs.rm-root',
+        'tool.name': 'Bash',
+        'tool.id': 'tu1',
+      },
     })
   })
 
@@ -143,9 +168,18 @@ describe('turn spans - steering', () => {
     const turns = new TurnSpans(tracing, 'ns')
     turns.command(execute('t1'), undefined)
     turns.event(ev({ event: 'tool_use', turn_id: 't1', data: 'Bash', tool: { id: 'tu1', name: 'Bash', input: {} } }))
-    turns.event(ev({ event: 'permission_request', turn_id: 't1', data: 'Bash: ls', permission: { id: 'per_1', tool: { id: 'tu1', name: 'Bash', input: {} }, title: 'Bash: ls', options: [], expires_at: 1 } }))
+    turns.event(
+      ev({
+        event: 'permission_request',
+        turn_id: 't1',
+        data: 'Bash: ls',
+        permission: { id: 'per_1', tool: { id: 'tu1', name: 'Bash', input: {} }, title: 'Bash: ls', options: [], expires_at: 1 },
+      }),
+    )
     expect(spans[2]).toMatchObject({ name: 'permission.wait', parent: 1, ended: false, attributes: { 'permission.kind': 'permission', 'tool.name': 'Bash' } })
-    turns.event(ev({ event: 'permission_resolved', turn_id: 't1', data: 'allowed once', permission_id: 'per_1', decision: 'allow_once', source: 'client', waited_ms: 5 }))
+    turns.event(
+      ev({ event: 'permission_resolved', turn_id: 't1', data: 'allowed once', permission_id: 'per_1', decision: 'allow_once', source: 'client', waited_ms: 5 }),
+    )
     expect(spans[2]).toMatchObject({ ended: true, attributes: { 'permission.decision': 'allow_once', 'permission.source': 'client' } })
   })
 

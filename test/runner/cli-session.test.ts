@@ -35,7 +35,7 @@ describe('cli session id', () => {
     expect(cliSessionId('default', 'x\ufffd')).toMatch(UUID_V5)
   })
 
-  it('marker - an id with a lone surrogate is refused, never stored under another id\'s file', async () => {
+  it("marker - an id with a lone surrogate is refused, never stored under another id's file", async () => {
     const store = new MarkerStore(await mkdtemp(path.join(os.tmpdir(), 'ar-marker-')))
     await store.write({ session_id: 'x\ufffd', cli_session_id: 'c', work_dir: '/w', created_at: 'now' })
     const err = (await store.read('x\ud800').catch((e: unknown) => e)) as ServiceError

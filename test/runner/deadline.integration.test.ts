@@ -36,14 +36,18 @@ describe('command deadlines', () => {
   it('deadline - the same execute within its deadline runs', async () => {
     const reply = await place({ type: 'execute', session_id: 'late-2', turn_id: 'turn-ok', prompt: 'may run', deadline: Date.now() + 10_000 })
     expect(decodeReply('execute', reply.data)).toMatchObject({ turn_id: 'turn-ok' })
-    await vi.waitFor(async () => expect((await stack.service.state!.events.read('late-2', 0)).map((event) => event.event)).toContain('completed'), { timeout: 10_000 })
+    await vi.waitFor(async () => expect((await stack.service.state!.events.read('late-2', 0)).map((event) => event.event)).toContain('completed'), {
+      timeout: 10_000,
+    })
   })
 
   it('deadline - a stop that comes too late stops nothing', async () => {
     await place({ type: 'execute', session_id: 'late-3', turn_id: 'turn-sleep', prompt: 'sleep: 2', deadline: Date.now() + 10_000 })
     const reply = await place({ type: 'stop', session_id: 'late-3', deadline: Date.now() - 1 })
     expect(() => decodeReply('stop', reply.data)).toThrow(expect.objectContaining({ code: 'RUNNER_TIMEOUT' }))
-    await vi.waitFor(async () => expect((await stack.service.state!.events.read('late-3', 0)).map((event) => event.event)).toContain('completed'), { timeout: 10_000 })
+    await vi.waitFor(async () => expect((await stack.service.state!.events.read('late-3', 0)).map((event) => event.event)).toContain('completed'), {
+      timeout: 10_000,
+    })
     expect((await stack.service.state!.events.read('late-3', 0)).map((event) => event.event)).not.toContain('stopped')
   })
 })

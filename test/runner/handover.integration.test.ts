@@ -33,7 +33,12 @@ describe('session handover between runners', () => {
     const detach = hub.attach('moving', (event) => seen.push(event))
     const owners: string[] = []
     // A → B → A → B: the registry names the next owner (as a claim by that runner would).
-    for (const [prompt, next] of [['one', 'r0'], ['two', 'r1'], ['three', 'r0'], ['four', 'r1']] as const) {
+    for (const [prompt, next] of [
+      ['one', 'r0'],
+      ['two', 'r1'],
+      ['three', 'r0'],
+      ['four', 'r1'],
+    ] as const) {
       const released = await state.registry.get('moving')
       if (released) await state.registry.update({ ...released.value, owner: next }, released.revision)
       const outcome = await runTurn({ runners: client, hub }, { session_id: 'moving', prompt })
@@ -48,7 +53,13 @@ describe('session handover between runners', () => {
     expect(recall.answer).toBe('Earlier prompts: one | two | three | four')
     // Every turn's events arrived: a runner that reused sequence numbers would have had them dropped as repeats.
     expect(seen.filter((event) => event.event === 'turn_started').map((event) => event.data)).toEqual(['one', 'two', 'three', 'four', 'recall'])
-    expect(seen.filter((event) => event.event === 'answer').map((event) => event.data)).toEqual(['Echo: one', 'Echo: two', 'Echo: three', 'Echo: four', recall.answer])
+    expect(seen.filter((event) => event.event === 'answer').map((event) => event.data)).toEqual([
+      'Echo: one',
+      'Echo: two',
+      'Echo: three',
+      'Echo: four',
+      recall.answer,
+    ])
     // Token deltas are live only: no sequence, not stored.
     const seqs = seen.filter((event) => !isLiveOnly(event)).map((event) => event.seq)
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1))

@@ -128,7 +128,16 @@ describe('lease keeper of the only runner (dev mode)', () => {
     vi.useFakeTimers()
     const leases = new ScriptedLeases()
     let losses = 0
-    const keeper = new LeaseKeeper({ leases, runnerId: 'solo', maxSessions: 1, ttlMs: TTL_MS, sessions: () => 0, onLost: () => losses++, fences: false, log: pino({ level: 'silent' }) })
+    const keeper = new LeaseKeeper({
+      leases,
+      runnerId: 'solo',
+      maxSessions: 1,
+      ttlMs: TTL_MS,
+      sessions: () => 0,
+      onLost: () => losses++,
+      fences: false,
+      log: pino({ level: 'silent' }),
+    })
     try {
       await keeper.start()
       leases.answer = 'fail'

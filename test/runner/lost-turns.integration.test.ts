@@ -79,7 +79,9 @@ describe('lost turns', () => {
       // Fenced: the session's processes end although nothing told it to stop.
       await vi.waitFor(async () => expect(await processesUnder(sandbox)).toEqual([]), { timeout: 10_000 })
       // And it claims nothing until its lease stands again.
-      await expect(client.send({ type: 'execute', session_id: 'newcomer', turn_id: 'n1', prompt: 'hello' })).rejects.toMatchObject({ code: 'RUNNER_UNAVAILABLE' })
+      await expect(client.send({ type: 'execute', session_id: 'newcomer', turn_id: 'n1', prompt: 'hello' })).rejects.toMatchObject({
+        code: 'RUNNER_UNAVAILABLE',
+      })
     })
     const ends = await vi.waitFor(
       () => {
@@ -155,7 +157,9 @@ describe('lost turns', () => {
     const detach = hub.attach('waiting', (event) => seen.push(event))
     await client.send({ type: 'execute', session_id: 'waiting', turn_id: 't1', prompt: 'sleep: 60' })
     await client.send({ type: 'execute', session_id: 'waiting', turn_id: 't2', prompt: 'next', request_id: 7 })
-    await vi.waitFor(async () => expect((await state.registry.get('waiting'))!.value).toMatchObject({ state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2', request_id: 7 }] }))
+    await vi.waitFor(async () =>
+      expect((await state.registry.get('waiting'))!.value).toMatchObject({ state: 'busy', turn_id: 't1', queued: [{ turn_id: 't2', request_id: 7 }] }),
+    )
     await client.send({ type: 'stop', session_id: 'waiting' })
     await vi.waitFor(async () => expect((await state.registry.get('waiting'))!.value.state).toBe('idle'))
     detach()

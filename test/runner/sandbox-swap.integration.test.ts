@@ -34,7 +34,7 @@ describe('sandbox swap', () => {
 
   it.each([
     ['outside the base', async () => path.join(stack.dir, 'outside')],
-    ['to another session\'s sandbox', async () => path.join(await realpath(path.join(stack.dir, 'sessions')), 'victim')],
+    ["to another session's sandbox", async () => path.join(await realpath(path.join(stack.dir, 'sessions')), 'victim')],
   ])('sandbox swap - a sandbox replaced by a symlink %s is refused on the next turn, and no CLI starts there', async (_, targetOf) => {
     const sessionId = `swap-${Math.random().toString(36).slice(2, 8)}`
     const sandbox = await turnThenIdle(sessionId)

@@ -65,7 +65,15 @@ describe('per-session credentials: gateway → controller → pod (operator mode
 
   async function startPod(pod: string): Promise<ServiceProcess> {
     const warm = await warmCreds(pod)
-    const started = await startServiceProcess('runner', { ...base(), runner: { id: pod, max_sessions: 1, placement: 'controller', http_port: 0 }, nats: { url: nats.url, prefix, creds_file: warm.file, inbox_prefix: warm.inboxPrefix } }, dir)
+    const started = await startServiceProcess(
+      'runner',
+      {
+        ...base(),
+        runner: { id: pod, max_sessions: 1, placement: 'controller', http_port: 0 },
+        nats: { url: nats.url, prefix, creds_file: warm.file, inbox_prefix: warm.inboxPrefix },
+      },
+      dir,
+    )
     pods.set(pod, started)
     return started
   }
@@ -76,7 +84,12 @@ describe('per-session credentials: gateway → controller → pod (operator mode
     serverLog = path.join(dir, 'nats.log')
     nats = await startPrivateNats(['-c', operator.serverConfig, '-l', serverLog])
     const controllerNats = await roleNats('controller')
-    controllerBus = await NatsBus.connect(nats.url, { name: 'controller', logger: quiet, auth: { credsFile: controllerNats.creds_file }, inboxPrefix: controllerNats.inbox_prefix })
+    controllerBus = await NatsBus.connect(nats.url, {
+      name: 'controller',
+      logger: quiet,
+      auth: { credsFile: controllerNats.creds_file },
+      inboxPrefix: controllerNats.inbox_prefix,
+    })
     assigner = new SessionAssigner({ bus: controllerBus, prefix, signer: operator.signingKey, account: operator.account, ttlMs: TTL_MS })
     // The gateway creates the streams and buckets; a pod's credential may only look them up.
     gateway = await startServiceProcess('gateway', { ...base(), nats: await roleNats('gateway') }, dir)
@@ -92,7 +105,9 @@ describe('per-session credentials: gateway → controller → pod (operator mode
         placedAt.set(session_id, Date.now())
         void assigner.assign(pod, session_id).then((result) => {
           placements.push(performance.now() - started)
-          msg.respond(JSON.stringify(result.ok ? { ok: true, pod, created: false, assigned: true } : { ok: false, code: 'INTERNAL', message: JSON.stringify(result) }))
+          msg.respond(
+            JSON.stringify(result.ok ? { ok: true, pod, created: false, assigned: true } : { ok: false, code: 'INTERNAL', message: JSON.stringify(result) }),
+          )
         })
       },
       { queue: 'agent-runtime-controller' },
@@ -125,17 +140,28 @@ describe('per-session credentials: gateway → controller → pod (operator mode
     expect(pods.get('pod-b')!.output()).toMatch(/"session_id":"sess-2"/)
     expect(placements).toHaveLength(2)
     const sorted = [...placements].sort((a, b) => a - b)
-    console.log(`[assign] placement (demand → pod serving with its credential): ${sorted.map((ms) => ms.toFixed(1)).join(', ')} ms (p50 ${percentile(sorted, 50).toFixed(1)})`)
+    console.log(
+      `[assign] placement (demand → pod serving with its credential): ${sorted.map((ms) => ms.toFixed(1)).join(', ')} ms (p50 ${percentile(sorted, 50).toFixed(1)})`,
+    )
   })
 
   it('placement - a placed pod answers no other session, even when asked on its own subject', async () => {
-    const reply = await controllerBus.request(s.runner('pod-a'), JSON.stringify({ type: 'stats', session_id: 'sess-2' }), { timeoutMs: 5_000 }).catch((err: Error) => err)
+    const reply = await controllerBus
+      .request(s.runner('pod-a'), JSON.stringify({ type: 'stats', session_id: 'sess-2' }), { timeoutMs: 5_000 })
+      .catch((err: Error) => err)
     // The controller's user may not send commands; the gateway's may: ask as the gateway would.
     expect(reply).toBeInstanceOf(Error)
     const gatewayUser = await roleNats('gateway')
-    const asGateway = await NatsBus.connect(nats.url, { name: 'gw-probe', logger: quiet, auth: { credsFile: gatewayUser.creds_file }, inboxPrefix: gatewayUser.inbox_prefix })
+    const asGateway = await NatsBus.connect(nats.url, {
+      name: 'gw-probe',
+      logger: quiet,
+      auth: { credsFile: gatewayUser.creds_file },
+      inboxPrefix: gatewayUser.inbox_prefix,
+    })
     try {
-      const answer = JSON.parse((await asGateway.request(s.runner('pod-a'), JSON.stringify({ type: 'stats', session_id: 'sess-2' }), { timeoutMs: 5_000 })).data)
+      const answer = JSON.parse(
+        (await asGateway.request(s.runner('pod-a'), JSON.stringify({ type: 'stats', session_id: 'sess-2' }), { timeoutMs: 5_000 })).data,
+      )
       expect(answer).toMatchObject({ ok: false, error: { code: 'SESSION_NOT_FOUND' } })
     } finally {
       await asGateway.close()
@@ -159,10 +185,17 @@ describe('per-session credentials: gateway → controller → pod (operator mode
     // Past the first credential's expiry (the server would have cut the connection), within the renewed one's.
     await sleep(placedAt.get('sess-1')! + TTL_MS + 1_000 - Date.now())
     client!.send({ type: 'execute', request_id: 3, session_id: 'sess-1', prompt: 'tool: echo still here' })
-    await client!.next((msg) => msg.request_id === 3 && msg.event === 'completed', 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${output()}`)
-    })
-    expect(client!.eventsOf('sess-1').filter((msg) => msg.event === 'tool_result').map((msg) => msg.data)).toContain('still here')
+    await client!
+      .next((msg) => msg.request_id === 3 && msg.event === 'completed', 30_000)
+      .catch((err: Error) => {
+        throw new Error(`${err.message}\n${output()}`)
+      })
+    expect(
+      client!
+        .eventsOf('sess-1')
+        .filter((msg) => msg.event === 'tool_result')
+        .map((msg) => msg.data),
+    ).toContain('still here')
     // Room for the wait past the first credential's expiry (up to TTL_MS) and the turn's own 30 s.
   }, 60_000)
 

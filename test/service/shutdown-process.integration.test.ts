@@ -62,7 +62,11 @@ describe('shutdown - SIGTERM on a running service', () => {
     expect(await handshake(wsUrl)).toMatchObject({ opened: false, status: 503, body: { code: 'SHUTTING_DOWN' } })
     client.send({ type: 'execute', session_id: 'new', prompt: 'hi', request_id: 2 })
     expect(await client.next((msg) => msg.request_id === 2)).toMatchObject({ event: 'error', error: { code: 'SHUTTING_DOWN' } })
-    const chat = await fetch(`${url}/v1/agent/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) })
+    const chat = await fetch(`${url}/v1/agent/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi' }),
+    })
     expect(chat.status).toBe(503)
     expect(chat.headers.get('retry-after')).toBe('5')
 

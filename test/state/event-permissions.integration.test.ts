@@ -36,14 +36,26 @@ describe('event log - permissions', () => {
 
   it('permissions - a refused event is dropped and logged at once; later events of other sessions are stored, flush does not hang', async () => {
     const log = pino({ level: 'warn' }, { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) })
-    const events = await JetStreamEventLog.open(bus.connection, PREFIX, { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 100, maxBytes: -1 }, log)
-    const event = (sessionId: string, seq: number): ServiceEvent & { session_id: string; seq: number } => ({ event: 'answer', data: `${sessionId} ${seq}`, session_id: sessionId, seq })
+    const events = await JetStreamEventLog.open(
+      bus.connection,
+      PREFIX,
+      { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 100, maxBytes: -1 },
+      log,
+    )
+    const event = (sessionId: string, seq: number): ServiceEvent & { session_id: string; seq: number } => ({
+      event: 'answer',
+      data: `${sessionId} ${seq}`,
+      session_id: sessionId,
+      seq,
+    })
     events.append(event('forbidden', 1))
     for (let seq = 1; seq <= 3; seq++) events.append(event('allowed', seq))
     await events.flush()
     expect((await events.read('allowed', 0)).map((stored) => stored.seq)).toEqual([1, 2, 3])
     expect(await events.read('forbidden', 0)).toEqual([])
-    expect(logLines).toContainEqual(expect.objectContaining({ level: 50, subject: subjects(PREFIX).events('forbidden'), msg: expect.stringContaining('event dropped') }))
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ level: 50, subject: subjects(PREFIX).events('forbidden'), msg: expect.stringContaining('event dropped') }),
+    )
     expect(logLines.filter((line) => String(line.msg).includes('retrying'))).toEqual([])
     await events.close()
   })
@@ -52,7 +64,12 @@ describe('event log - permissions', () => {
     const lines: Record<string, unknown>[] = []
     const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
     const own = await NatsBus.connect(nats.url, { name: 'event-closed', logger: { warn: () => {} }, auth: { user: 'runner', password: 'r' } })
-    const events = await JetStreamEventLog.open(own.connection, PREFIX, { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 100, maxBytes: -1 }, log)
+    const events = await JetStreamEventLog.open(
+      own.connection,
+      PREFIX,
+      { storage: 'memory', replicas: 1, maxAgeMs: 3_600_000, perSession: 100, maxBytes: -1 },
+      log,
+    )
     await own.connection.close()
     events.append({ event: 'answer', data: 'never stored', session_id: 'closed', seq: 1 })
     await events.flush()

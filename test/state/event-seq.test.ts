@@ -8,8 +8,8 @@ describe('event seq', () => {
     ['last, before the closing brace', '{"event":"answer","seq":3}', 3],
     ['with spaces around the colon', '{ "event" : "answer" , "seq" : 4 }', 4],
     ['none', '{"event":"error","data":"lost","error":{"code":"SANDBOX_LOST","message":"x"}}', undefined],
-    ['only in a nested object: not the event\'s', '{"event":"tool_use","tool":{"input":{"seq":9}}}', undefined],
-    ['a nested one and the event\'s', '{"event":"tool_use","tool":{"input":{"seq":9,"list":[{"seq":8}]}},"seq":5}', 5],
+    ["only in a nested object: not the event's", '{"event":"tool_use","tool":{"input":{"seq":9}}}', undefined],
+    ["a nested one and the event's", '{"event":"tool_use","tool":{"input":{"seq":9,"list":[{"seq":8}]}},"seq":5}', 5],
     ['inside a string: not a key', '{"event":"answer","data":"{\\"seq\\":9}","seq":2}', 2],
     ['"seq" as a value, not a key', '{"event":"answer","data":"seq","seq":6}', 6],
     ['a string ending in a backslash before it', '{"event":"answer","data":"a\\\\","seq":11}', 11],
@@ -43,7 +43,13 @@ describe('event seq', () => {
     const next = (n: number) => (state = (state * 48_271) % 2_147_483_647) % n
     for (let i = 0; i < 500; i++) {
       const text = Array.from({ length: next(30) }, () => pieces[next(pieces.length)]).join('')
-      const event = { event: 'tool_use', data: text, tool: { id: text, name: 'Bash', input: { seq: i, [text]: [text, { seq: -1 }] } }, session_id: text, seq: i + 1 }
+      const event = {
+        event: 'tool_use',
+        data: text,
+        tool: { id: text, name: 'Bash', input: { seq: i, [text]: [text, { seq: -1 }] } },
+        session_id: text,
+        seq: i + 1,
+      }
       const json = JSON.stringify(event)
       expect(eventSeq(json), json).toBe(JSON.parse(json).seq)
     }

@@ -11,7 +11,11 @@ describe('fitEvent', () => {
     ['a huge answer is cut', { ...base, event: 'answer', data: 'x'.repeat(200_000) }, true],
     ['a huge answer of escaped characters is cut', { ...base, event: 'answer', data: '"\n'.repeat(100_000) }, true],
     ['multi-byte text is cut', { ...base, event: 'tool_result', data: 'é🙂'.repeat(50_000), tool: { id: 't', name: 'Read' }, is_error: false }, true],
-    ['a huge tool input is replaced by a note', { ...base, event: 'tool_use', data: 'Write', tool: { id: 't', name: 'Write', input: { content: 'y'.repeat(200_000) } } }, true],
+    [
+      'a huge tool input is replaced by a note',
+      { ...base, event: 'tool_use', data: 'Write', tool: { id: 't', name: 'Write', input: { content: 'y'.repeat(200_000) } } },
+      true,
+    ],
   ] as [string, ServiceEvent, boolean][])('fit - %s', (_name, event, cut) => {
     const json = fitEvent(event, LIMIT)
     expect(Buffer.byteLength(json)).toBeLessThanOrEqual(LIMIT)

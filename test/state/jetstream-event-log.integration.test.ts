@@ -67,7 +67,7 @@ describe('JetStreamEventLog', () => {
     expect((await log.read('batched', 30)).map((event) => event.seq)).toEqual(Array.from({ length: 11 }, (_, i) => 31 + i))
   })
 
-  it('event log - a batch stays within the server\'s max_payload: large events go in more, smaller messages, every one stored whole', async () => {
+  it("event log - a batch stays within the server's max_payload: large events go in more, smaller messages, every one stored whole", async () => {
     const maxPayload = bus.connection.info!.max_payload
     const data = 'x'.repeat(Math.floor(maxPayload / 5))
     for (let seq = 1; seq <= 10; seq++) log.append(answer('large', seq, data))
@@ -98,7 +98,9 @@ describe('JetStreamEventLog', () => {
     const texts = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => JSON.stringify(answer('reordered', from + i)))
     const publisher = new JetStreamPublisher(bus.connection, 5_000)
     await publisher.publish(subject, joinEvents(texts(17, 32)), `${subject}:17-32`)
-    await new Promise<void>((resolve, reject) => publisher.send(subject, joinEvents(texts(1, 16)), `${subject}:1-16`, (err) => (err ? reject(err) : resolve()), true))
+    await new Promise<void>((resolve, reject) =>
+      publisher.send(subject, joinEvents(texts(1, 16)), `${subject}:1-16`, (err) => (err ? reject(err) : resolve()), true),
+    )
     publisher.close()
     expect((await stored('reordered')).map(({ seqs }) => [seqs[0], seqs.at(-1)])).toEqual([
       [17, 32],
@@ -145,7 +147,12 @@ describe('JetStreamEventLog', () => {
   it('event log - a message sent again after a failed try is marked as a retry; its first try is not', async () => {
     const prefix = `${PREFIX}-retry`
     const warnings: string[] = []
-    const retrying = await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }))
+    const retrying = await JetStreamEventLog.open(
+      bus.connection,
+      prefix,
+      settings,
+      pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) }),
+    )
     try {
       // With no stream the server answers "no responders": the publish fails and is retried until the stream is back.
       await jsm.streams.delete(streamName(prefix, 'events'))
@@ -154,7 +161,8 @@ describe('JetStreamEventLog', () => {
       await (await JetStreamEventLog.open(bus.connection, prefix, settings, pino({ level: 'silent' }))).close()
       await retrying.flush()
       // MsgHdrs.get answers '' for a header the message does not have.
-      const header = async (sessionId: string) => (await jsm.direct.getMessage(streamName(prefix, 'events'), { last_by_subj: subjects(prefix).events(sessionId) }))?.header.get(RETRY_HEADER)
+      const header = async (sessionId: string) =>
+        (await jsm.direct.getMessage(streamName(prefix, 'events'), { last_by_subj: subjects(prefix).events(sessionId) }))?.header.get(RETRY_HEADER)
       expect(await header('again')).toBe('1')
       expect(await retrying.lastSeq('again')).toBe(1)
       retrying.append(answer('fresh', 1))

@@ -16,7 +16,13 @@ describe('JetStreamPublisher', () => {
     nats = await startNats()
     bus = await NatsBus.connect(nats.url, { name: 'publisher-test', logger: { warn: () => {} } })
     const jsm = await jetstreamManager(bus.connection)
-    await jsm.streams.add({ name: STREAM, subjects: [`${STREAM}.>`], retention: RetentionPolicy.Limits, storage: StorageType.Memory, duplicate_window: 60_000_000_000 })
+    await jsm.streams.add({
+      name: STREAM,
+      subjects: [`${STREAM}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.Memory,
+      duplicate_window: 60_000_000_000,
+    })
     publisher = new JetStreamPublisher(bus.connection, 5_000)
   })
   afterAll(async () => {

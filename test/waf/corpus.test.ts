@@ -84,7 +84,10 @@ describe('waf corpus', () => {
       const stats = byCategory.get(entry.category) ?? { total: 0, blocked: 0 }
       stats.total += 1
       if (result.blocked) stats.blocked += 1
-      else missedDanger.push(`${where(entry)} — not blocked${result.matches.length > 0 ? ` (only warnings: ${result.matches.map((m) => m.rule_id).join(', ')})` : ''}`)
+      else
+        missedDanger.push(
+          `${where(entry)} — not blocked${result.matches.length > 0 ? ` (only warnings: ${result.matches.map((m) => m.rule_id).join(', ')})` : ''}`,
+        )
       byCategory.set(entry.category, stats)
     }
     const falsePositives: string[] = []

@@ -94,7 +94,15 @@ describe('runner waf - tool calls through the gate', () => {
         event: 'error',
         data: expect.stringContaining('blocked by WAF rule fs.rm-root'),
         error: { code: 'WAF_BLOCKED', message: expect.stringContaining('fs.rm-root') },
-        waf: { rule_id: 'fs.rm-root', category: 'filesystem_destruction', level: 'block', description: expect.any(String), excerpt: 'rm -rf /', target: 'command', field: 'command' },
+        waf: {
+          rule_id: 'fs.rm-root',
+          category: 'filesystem_destruction',
+          level: 'block',
+          description: expect.any(String),
+          excerpt: 'rm -rf /',
+          target: 'command',
+          field: 'command',
+        },
         tool: { id: 'toolu_42', name: 'Bash', input: { command: 'rm -rf /', description: 'clean' } },
       },
     ])

@@ -43,7 +43,13 @@ describe('waf rules', () => {
     void flags
     void level
     void enabled
-    expect(WafRuleSchema.parse({ ...minimal, pattern: 'terraform destroy' })).toEqual({ ...minimal, pattern: 'terraform destroy', flags: '', level: 'block', enabled: true })
+    expect(WafRuleSchema.parse({ ...minimal, pattern: 'terraform destroy' })).toEqual({
+      ...minimal,
+      pattern: 'terraform destroy',
+      flags: '',
+      level: 'block',
+      enabled: true,
+    })
   })
 
   it.each([
@@ -59,7 +65,12 @@ describe('waf rules', () => {
     { name: 'repeated flag', rule: { ...valid, flags: 'ii' }, path: 'flags', says: 'must not repeat' },
     { name: 'pattern matching everything', rule: { ...valid, pattern: 'x*' }, path: 'pattern', says: 'matches the empty string' },
     { name: 'nested unbounded quantifier', rule: { ...valid, pattern: '(a+)+b' }, path: 'pattern', says: 'backtrack catastrophically' },
-    { name: 'nested unbounded quantifier in a class-free group', rule: { ...valid, pattern: String.raw`(?:\s*x)*y` }, path: 'pattern', says: 'bound the outer repetition' },
+    {
+      name: 'nested unbounded quantifier in a class-free group',
+      rule: { ...valid, pattern: String.raw`(?:\s*x)*y` },
+      path: 'pattern',
+      says: 'bound the outer repetition',
+    },
     { name: 'empty pattern', rule: { ...valid, pattern: '' }, path: 'pattern', says: '' },
     { name: 'bad id', rule: { ...valid, id: 'Has Spaces' }, path: 'id', says: 'lowercase words' },
     { name: 'missing description', rule: { ...valid, description: undefined }, path: 'description', says: '' },

@@ -39,7 +39,14 @@ describe('waf - through the service (default rules)', () => {
       turn_id: expect.stringMatching(/^turn_/),
       data: expect.stringContaining('blocked by WAF rule fs.rm-root'),
       error: { code: 'WAF_BLOCKED', message: expect.stringContaining('fs.rm-root') },
-      waf: { rule_id: 'fs.rm-root', category: 'filesystem_destruction', level: 'block', description: expect.any(String), excerpt: 'rm -rf /', target: 'command' },
+      waf: {
+        rule_id: 'fs.rm-root',
+        category: 'filesystem_destruction',
+        level: 'block',
+        description: expect.any(String),
+        excerpt: 'rm -rf /',
+        target: 'command',
+      },
     })
     expect(error.tool).toBeUndefined()
     expect(kinds(client.eventsOf('waf-prompt'))).toEqual(['error'])
@@ -72,7 +79,9 @@ describe('waf - through the service (default rules)', () => {
     const result = events.find((event) => event.event === 'tool_result')!
     expect(kinds(events).indexOf('tool_result')).toBeGreaterThan(kinds(events).indexOf('tool_use'))
     expect(result).toMatchObject({ is_error: true, tool: { id: toolId, name: 'Bash' } })
-    expect(result.data).toMatch(/^PreToolUse:Bash hook error: blocked by WAF rule exec\.pipe-to-shell \(remote_code_execution\): .*The tool call was not run\.$/)
+    expect(result.data).toMatch(
+      /^PreToolUse:Bash hook error: blocked by WAF rule exec\.pipe-to-shell \(remote_code_execution\): .*The tool call was not run\.$/,
+    )
     expect(events.filter((event) => event.event === 'answer').at(-1)!.data).toContain('blocked by WAF rule exec.pipe-to-shell')
     expect(existsSync(canary)).toBe(false)
   })
@@ -98,7 +107,11 @@ describe('waf - through the service (default rules)', () => {
 
   it('chat route - a denied tool call does not end the followed turn; a blocked prompt answers 403 WAF_BLOCKED', async () => {
     const post = async (body: unknown) => {
-      const response = await fetch(`${stack.url}/v1/agent/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const response = await fetch(`${stack.url}/v1/agent/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       return { status: response.status, body: (await response.json()) as Record<string, any> }
     }
     const canary = canaryIn('chat', 'waf-chat')
@@ -137,7 +150,9 @@ describe('waf - configuration', () => {
     const stack = await startStack({
       waf: {
         disabled_rules: ['exec.pipe-to-shell'],
-        rules: [{ id: 'custom.no-cowsay', pattern: '^cowsay\\b', flags: 'm', category: 'custom', description: 'no cows in production', applies_to: ['command'] }],
+        rules: [
+          { id: 'custom.no-cowsay', pattern: '^cowsay\\b', flags: 'm', category: 'custom', description: 'no cows in production', applies_to: ['command'] },
+        ],
       },
     })
     const client = await WsClient.connect(stack.wsUrl)

@@ -23,14 +23,16 @@ export const CREDENTIAL_RULES: WafRule[] = [
     pattern: String.raw`^(?!${KEY_USERS}${END})[^\n]{0,400}?(?<![\w.~/$-])(?<!-i )(?<!IdentityFile=)${SECRET_PATH}`,
     flags: 'm',
     category: 'credential_theft',
-    description: 'reads, copies or sends a credential of the user or the machine (SSH private key, cloud credentials, /etc/shadow, another process’s environment, mounted secrets)',
+    description:
+      'reads, copies or sends a credential of the user or the machine (SSH private key, cloud credentials, /etc/shadow, another process’s environment, mounted secrets)',
     applies_to: ['command'],
   }),
   rule({
     id: 'cred.secret-path',
     pattern: String.raw`^${SECRET_PATH}`,
     category: 'credential_theft',
-    description: 'a tool reads a credential of the user or the machine (SSH private key, cloud credentials, /etc/shadow, another process’s environment, mounted secrets)',
+    description:
+      'a tool reads a credential of the user or the machine (SSH private key, cloud credentials, /etc/shadow, another process’s environment, mounted secrets)',
     applies_to: ['read_path'],
   }),
   rule({

@@ -63,7 +63,8 @@ export const REMOTE_ACCESS_RULES: WafRule[] = [
     pattern: String.raw`^(?:curl|wget|fetch|http|https|xh|aria2c|lynx|links|w3m)\b[^\n]{0,400}? \| (?:[^\n]{0,200}? \| )?${TO_SHELL}`,
     flags: 'm',
     category: 'remote_code_execution',
-    description: 'pipes a downloaded script straight into a shell or interpreter: unreviewed remote code runs with the session’s rights (download, read, then run it instead)',
+    description:
+      'pipes a downloaded script straight into a shell or interpreter: unreviewed remote code runs with the session’s rights (download, read, then run it instead)',
     applies_to: ['command'],
   }),
   rule({

@@ -142,7 +142,8 @@ export const TAMPERING_RULES: WafRule[] = [
     pattern: String.raw`^(?:echo|printf|cat|tee)\b(?=[^\n]{0,400}?(?: [\d&]?>>?\|? | )${SHELL_RC}${END})(?=[^\n]{0,400}?${RC_PAYLOAD})|^(?:echo|printf|cat)\b[^\n]{0,400}?${RC_PAYLOAD}[^\n]{0,400}? \| tee(?: -a| --append)? ${SHELL_RC}${END}|^(?:cp|mv|ln|install|rsync|scp|curl|wget)\b[^\n]{0,300} (?:-o |-O |--output[ =])?${SHELL_RC}$`,
     flags: 'm',
     category: 'persistence',
-    description: 'puts a download, a network shell, background or hidden code, or a hijacked command into a shell startup file (or replaces the file): it runs in every later shell of the user',
+    description:
+      'puts a download, a network shell, background or hidden code, or a hijacked command into a shell startup file (or replaces the file): it runs in every later shell of the user',
     applies_to: ['command'],
   }),
   rule({
@@ -150,7 +151,8 @@ export const TAMPERING_RULES: WafRule[] = [
     pattern: String.raw`^${SHELL_RC}$`,
     level: 'warn',
     category: 'persistence',
-    description: 'a tool writes a shell startup file of the user; allowed (adding to PATH is common) but reported, since whatever it holds runs in every later shell',
+    description:
+      'a tool writes a shell startup file of the user; allowed (adding to PATH is common) but reported, since whatever it holds runs in every later shell',
     applies_to: ['write_path'],
   }),
   rule({
@@ -166,7 +168,8 @@ export const TAMPERING_RULES: WafRule[] = [
     pattern: String.raw`^git\b[^\n]{0,100}? config\b(?=[^\n]{0,200}? --(?:global|system)${END})[^\n]{0,200}? (?:core\.(?:hooksPath|fsmonitor|sshCommand|pager|editor|askPass|gitProxy)|init\.templateDir|sequence\.editor|diff\.external|credential\.helper !)(?:[ =]|$)|^git\b[^\n]{0,100}? config\b[^\n]{0,200}? core\.hooksPath[ =](?:/|~|\.\./|\$)|^git\b[^\n]{0,200}? (?:config\b[^\n]{0,200}? core\.fsmonitor |-c core\.fsmonitor=)(?!(?:true|false|yes|no|on|off|0|1)${END})\S|^git\b[^\n]{0,100}? -c (?:core\.hooksPath=(?:/|~|\.\./)|core\.sshCommand=|core\.pager=|credential\.helper=!)`,
     flags: 'm',
     category: 'persistence',
-    description: 'points git at hooks or helper commands outside the repository, or globally (core.hooksPath, core.fsmonitor, init.templateDir…): code that runs in every later git command of the user',
+    description:
+      'points git at hooks or helper commands outside the repository, or globally (core.hooksPath, core.fsmonitor, init.templateDir…): code that runs in every later git command of the user',
     applies_to: ['command'],
   }),
   rule({
@@ -223,7 +226,8 @@ export const TAMPERING_RULES: WafRule[] = [
     flags: 'm',
     level: 'warn',
     category: 'source_control',
-    description: 'force-pushes, deletes or mirrors over a shared default branch; allowed (branch protection on the server is the authority, and --force-with-lease or a feature branch are normal work) but reported',
+    description:
+      'force-pushes, deletes or mirrors over a shared default branch; allowed (branch protection on the server is the authority, and --force-with-lease or a feature branch are normal work) but reported',
     applies_to: ['command'],
   }),
 ]

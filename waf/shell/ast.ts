@@ -28,9 +28,7 @@ export interface Heredoc {
   end: number
 }
 
-export type Item =
-  | { kind: 'word'; word: Word }
-  | { kind: 'redirect'; op: string; target: Word | undefined; heredoc?: Heredoc }
+export type Item = { kind: 'word'; word: Word } | { kind: 'redirect'; op: string; target: Word | undefined; heredoc?: Heredoc }
 
 export interface SimpleCommand {
   items: Item[]

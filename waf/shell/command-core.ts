@@ -16,7 +16,32 @@ interface WrapperSpec {
 }
 
 const WRAPPERS: Record<string, WrapperSpec> = {
-  sudo: { args: ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '-R', '--user', '--group', '--chdir', '--host', '--prompt', '--role', '--type', '--other-user', '--command-timeout', '--chroot', '--close-from'] },
+  sudo: {
+    args: [
+      '-u',
+      '-g',
+      '-C',
+      '-D',
+      '-h',
+      '-p',
+      '-r',
+      '-t',
+      '-U',
+      '-T',
+      '-R',
+      '--user',
+      '--group',
+      '--chdir',
+      '--host',
+      '--prompt',
+      '--role',
+      '--type',
+      '--other-user',
+      '--command-timeout',
+      '--chroot',
+      '--close-from',
+    ],
+  },
   doas: { args: ['-u', '-C'] },
   pkexec: { args: ['--user'] },
   env: { args: ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'], assignments: true },
@@ -32,7 +57,29 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   command: {},
   builtin: {},
   exec: { args: ['-a'] },
-  xargs: { args: ['-I', '-n', '-L', '-P', '-s', '-d', '-E', '-a', '-e', '-i', '-l', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--replace', '--max-lines', '--max-chars', '--eof'] },
+  xargs: {
+    args: [
+      '-I',
+      '-n',
+      '-L',
+      '-P',
+      '-s',
+      '-d',
+      '-E',
+      '-a',
+      '-e',
+      '-i',
+      '-l',
+      '--max-args',
+      '--max-procs',
+      '--delimiter',
+      '--arg-file',
+      '--replace',
+      '--max-lines',
+      '--max-chars',
+      '--eof',
+    ],
+  },
   busybox: {},
   unbuffer: {},
   flock: { args: ['-w', '-E', '--timeout', '--conflict-exit-code'], positional: 1 },
@@ -162,14 +209,32 @@ export function embeddedScripts(core: readonly Item[]): { text?: string; word?: 
     case 'oc': {
       if (args[0]?.value !== 'exec') return []
       const dash = args.findIndex((w) => w.value === '--')
-      return dash >= 0 && dash + 1 < args.length ? [{ text: args.slice(dash + 1).map((w) => w.value).join(' ') }] : []
+      return dash >= 0 && dash + 1 < args.length
+        ? [
+            {
+              text: args
+                .slice(dash + 1)
+                .map((w) => w.value)
+                .join(' '),
+            },
+          ]
+        : []
     }
     case 'find':
       return findExec(args)
     case 'watch': {
       let i = 0
       while (i < args.length && args[i]!.value.startsWith('-')) i += /^-(?:n|-interval)$/.test(args[i]!.value) ? 2 : 1
-      return i < args.length ? [{ text: args.slice(i).map((w) => w.value).join(' ') }] : []
+      return i < args.length
+        ? [
+            {
+              text: args
+                .slice(i)
+                .map((w) => w.value)
+                .join(' '),
+            },
+          ]
+        : []
     }
     case 'trap':
       return args[0] !== undefined && !args[0].value.startsWith('-') ? [{ word: args[0] }] : []

@@ -66,7 +66,10 @@ function source(name: string, args: readonly Word[]): string | undefined {
       if (args[i]!.value.includes('n')) newline = false
       i += 1
     }
-    const text = args.slice(i).map((w) => wordData(w) ?? w.value).join(' ')
+    const text = args
+      .slice(i)
+      .map((w) => wordData(w) ?? w.value)
+      .join(' ')
     return (escapes ? unescapeBackslashes(text) : text) + (newline ? '\n' : '')
   }
   if (name === 'printf') {
@@ -95,7 +98,10 @@ function filter(name: string, args: readonly Word[], input: string): string | un
     case 'xxd':
       return has(/^-[a-z]*r/) && has(/^-[a-z]*p|^-ps$|^-plain$/) ? hex(input) : undefined
     case 'rev':
-      return input.split('\n').map((line) => [...line].reverse().join('')).join('\n')
+      return input
+        .split('\n')
+        .map((line) => [...line].reverse().join(''))
+        .join('\n')
     case 'tr':
       return rot13Sets(flags) ? rot13(input) : undefined
     case 'cat':

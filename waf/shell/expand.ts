@@ -42,7 +42,24 @@ const STANDARD_DIRS: Record<string, readonly string[]> = {
   '/': ['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'media', 'mnt', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'tmp', 'usr', 'var'],
   '/usr': ['bin', 'include', 'lib', 'lib64', 'libexec', 'local', 'sbin', 'share', 'src'],
   '/var': ['backups', 'cache', 'lib', 'local', 'lock', 'log', 'mail', 'opt', 'run', 'spool', 'tmp'],
-  '/etc': ['passwd', 'shadow', 'group', 'gshadow', 'sudoers', 'sudoers.d', 'hosts', 'crontab', 'cron.d', 'profile', 'profile.d', 'ssh', 'systemd', 'pam.d', 'fstab', 'ld.so.preload'],
+  '/etc': [
+    'passwd',
+    'shadow',
+    'group',
+    'gshadow',
+    'sudoers',
+    'sudoers.d',
+    'hosts',
+    'crontab',
+    'cron.d',
+    'profile',
+    'profile.d',
+    'ssh',
+    'systemd',
+    'pam.d',
+    'fstab',
+    'ld.so.preload',
+  ],
 }
 
 /** The standard root layout as a view: absolute directories only. */
@@ -200,7 +217,10 @@ function glob(pattern: string, ctx: ExpandContext): string[] | undefined {
     const matcher = hasGlob(segment) ? segmentRegex(segment) : undefined
     const literal = unescapePattern(segment)
     for (const { dir, shown } of found) {
-      const join = (name: string) => ({ dir: dir === '/' ? `/${name}` : `${dir}/${name}`, shown: shown === '' || shown.endsWith('/') ? `${shown}${name}` : `${shown}/${name}` })
+      const join = (name: string) => ({
+        dir: dir === '/' ? `/${name}` : `${dir}/${name}`,
+        shown: shown === '' || shown.endsWith('/') ? `${shown}${name}` : `${shown}/${name}`,
+      })
       if (matcher === undefined) {
         // A literal segment needs no listing unless an earlier segment globbed (bash checks such paths exist).
         if (!globbed) next.push(join(literal))
@@ -259,7 +279,10 @@ function segmentRegex(segment: string): RegExp {
           negate = true
           body = body.slice(1)
         }
-        const cls = body.replace(/\\(.)/g, '$1').replace(/[\\\]^]/g, (x) => `\\${x}`).replace(/\[:(\w+):\]/g, (_, n: string) => POSIX_CLASSES[n] ?? '')
+        const cls = body
+          .replace(/\\(.)/g, '$1')
+          .replace(/[\\\]^]/g, (x) => `\\${x}`)
+          .replace(/\[:(\w+):\]/g, (_, n: string) => POSIX_CLASSES[n] ?? '')
         source += `[${negate ? '^' : ''}${cls}]`
         i = end
       }
@@ -272,7 +295,16 @@ function segmentRegex(segment: string): RegExp {
   }
 }
 
-const POSIX_CLASSES: Record<string, string> = { alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', lower: 'a-z', upper: 'A-Z', space: ' \\t', punct: '!-/:-@\\[-`{-~', xdigit: '0-9a-fA-F' }
+const POSIX_CLASSES: Record<string, string> = {
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  lower: 'a-z',
+  upper: 'A-Z',
+  space: ' \\t',
+  punct: '!-/:-@\\[-`{-~',
+  xdigit: '0-9a-fA-F',
+}
 
 function classEnd(segment: string, open: number): number | undefined {
   let j = open + 1

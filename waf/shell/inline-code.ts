@@ -19,20 +19,29 @@
 
 /** A string literal in any of the languages (Python prefixes, Perl q/qq, Ruby %q/%Q/%x, JS templates). */
 const STRING = String.raw`(?:[rRbBuUfF]{0,2}"""[\s\S]{0,1000}?"""|[rRbBuUfF]{0,2}'''[\s\S]{0,1000}?'''|[rRbBuUfF]{0,2}"(?:\\[\s\S]|[^"\\]){0,1000}"|[rRbBuUfF]{0,2}'(?:\\[\s\S]|[^'\\]){0,1000}'|\x60(?:\\[\s\S]|[^\x60\\]){0,1000}\x60|(?:qq?|%[qQ]?)\s{0,2}(?:\{[^{}]{0,1000}\}|\([^()]{0,1000}\)|\[[^\][]{0,1000}\]|<[^<>]{0,1000}>|\/[^/]{0,1000}\/|\|[^|]{0,1000}\||![^!]{0,1000}!|#[^#]{0,1000}#|~[^~]{0,1000}~))`
-const HOME_EXPR = /os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|Path\.home\(\)|(?:os\.environ|ENV|process\.env)\s*(?:\[\s*['"]HOME['"]\s*\]|\.get\(\s*['"]HOME['"]\s*\)|\.HOME)|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)/g
+const HOME_EXPR =
+  /os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|Path\.home\(\)|(?:os\.environ|ENV|process\.env)\s*(?:\[\s*['"]HOME['"]\s*\]|\.get\(\s*['"]HOME['"]\s*\)|\.HOME)|\$ENV\{\s*['"]?HOME['"]?\s*\}|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)/g
 
 /** Calls that hand their argument to a shell or run it as a program. */
-const EXEC_CALL = /(?<![\w$])(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?:child_process|cp)\.(?:exec|execSync|execFile|execFileSync|spawn|spawnSync)|execSync|execFileSync|spawnSync|execFile|Bun\.spawnSync|Bun\.spawn|Bun\.\$|IO\.popen|Open3\.(?:capture[23]e?|popen[23]e?|pipeline)|Kernel\.(?:system|exec|spawn|`)|system|exec|shell_exec|passthru|popen|proc_open|spawn)(?=\s{0,4}[(\s`'"qQ%[])/g
+const EXEC_CALL =
+  /(?<![\w$])(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?:child_process|cp)\.(?:exec|execSync|execFile|execFileSync|spawn|spawnSync)|execSync|execFileSync|spawnSync|execFile|Bun\.spawnSync|Bun\.spawn|Bun\.\$|IO\.popen|Open3\.(?:capture[23]e?|popen[23]e?|pipeline)|Kernel\.(?:system|exec|spawn|`)|system|exec|shell_exec|passthru|popen|proc_open|spawn)(?=\s{0,4}[(\s`'"qQ%[])/g
 /** Backticks, `qx{…}` and `%x{…}`: a command run by a shell. */
-const BACKTICK_CALL = /(?<![\w$\\])(?:`([^`]{1,1000})`|qx\s{0,2}(?:\{([^{}]{1,1000})\}|\(([^()]{1,1000})\)|\[([^\][]{1,1000})\]|([^\w\s])((?:(?!\5)[\s\S]){1,1000})\5)|%x(?:\{([^{}]{1,1000})\}|\(([^()]{1,1000})\)|\[([^\][]{1,1000})\]))/g
+const BACKTICK_CALL =
+  /(?<![\w$\\])(?:`([^`]{1,1000})`|qx\s{0,2}(?:\{([^{}]{1,1000})\}|\(([^()]{1,1000})\)|\[([^\][]{1,1000})\]|([^\w\s])((?:(?!\5)[\s\S]){1,1000})\5)|%x(?:\{([^{}]{1,1000})\}|\(([^()]{1,1000})\)|\[([^\][]{1,1000})\]))/g
 /** Deleting a file or a tree. */
-const DELETE_CALL = /(?<![\w$])(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|FileUtils\.(?:rm_rf|rm_r|rm_f|rm|remove_dir|remove_entry(?:_secure)?|remove|rmtree|rmdir)|(?:fs|fsp|fs\.promises|promises|fse)\.(?:rmSync|rmdirSync|unlinkSync|rm|rmdir|unlink|remove|removeSync|emptyDirSync|emptyDir)|File\.(?:delete|unlink)|Dir\.(?:delete|unlink|rmdir)|unlink|rmdir|rmSync|rmdirSync|unlinkSync|removeSync|Deno\.remove(?:Sync)?)(?=\s{0,4}[(\s'"qQ%])/g
+const DELETE_CALL =
+  /(?<![\w$])(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|FileUtils\.(?:rm_rf|rm_r|rm_f|rm|remove_dir|remove_entry(?:_secure)?|remove|rmtree|rmdir)|(?:fs|fsp|fs\.promises|promises|fse)\.(?:rmSync|rmdirSync|unlinkSync|rm|rmdir|unlink|remove|removeSync|emptyDirSync|emptyDir)|File\.(?:delete|unlink)|Dir\.(?:delete|unlink|rmdir)|unlink|rmdir|rmSync|rmdirSync|unlinkSync|removeSync|Deno\.remove(?:Sync)?)(?=\s{0,4}[(\s'"qQ%])/g
 /** Opening a file: for writing when a mode says so. */
-const OPEN_CALL = /(?<![\w$])(?:open|io\.open|codecs\.open|File\.open|File\.new|IO\.write|File\.write|File\.binwrite|fs\.(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream|openSync|open)|fsp\.(?:writeFile|appendFile)|file_put_contents|fopen|Deno\.writeTextFile(?:Sync)?|Bun\.write)(?=\s{0,4}[(\s])/g
-const READ_CALL = /(?<![\w$])(?:File\.(?:read|readlines|binread|foreach)|IO\.read|fs\.(?:readFileSync|readFile|createReadStream)|fsp\.readFile|file_get_contents|Deno\.readTextFile(?:Sync)?|Bun\.file)(?=\s{0,4}[(\s])/g
+const OPEN_CALL =
+  /(?<![\w$])(?:open|io\.open|codecs\.open|File\.open|File\.new|IO\.write|File\.write|File\.binwrite|fs\.(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream|openSync|open)|fsp\.(?:writeFile|appendFile)|file_put_contents|fopen|Deno\.writeTextFile(?:Sync)?|Bun\.write)(?=\s{0,4}[(\s])/g
+const READ_CALL =
+  /(?<![\w$])(?:File\.(?:read|readlines|binread|foreach)|IO\.read|fs\.(?:readFileSync|readFile|createReadStream)|fsp\.readFile|file_get_contents|Deno\.readTextFile(?:Sync)?|Bun\.file)(?=\s{0,4}[(\s])/g
 const CHMOD_CALL = /(?<![\w$])(?:os\.chmod|fs\.chmodSync|fs\.chmod|File\.chmod|FileUtils\.chmod|chmod)(?=\s{0,4}[(\s])/g
 /** Methods on a path object: `Path('/etc').unlink()`, `Path(P).write_text(…)`. */
-const PATH_METHOD = new RegExp(String.raw`(?<![\w$])(?:pathlib\.)?(?:Path|PurePath)\(\s{0,4}(${STRING})\s{0,4}\)\s{0,4}\.(unlink|rmdir|write_text|write_bytes|open|read_text|read_bytes|chmod)\(\s{0,4}(${STRING}|0o?\d{1,6})?`, 'g')
+const PATH_METHOD = new RegExp(
+  String.raw`(?<![\w$])(?:pathlib\.)?(?:Path|PurePath)\(\s{0,4}(${STRING})\s{0,4}\)\s{0,4}\.(unlink|rmdir|write_text|write_bytes|open|read_text|read_bytes|chmod)\(\s{0,4}(${STRING}|0o?\d{1,6})?`,
+  'g',
+)
 
 const MAX_COMMANDS = 64
 /** Code past this many characters is not read (the scan stays linear and small). */
@@ -87,7 +96,9 @@ export function inlineCodeCommands(code: string): string[] {
   }
   for (const m of first(text.matchAll(CHMOD_CALL))) {
     const args = argumentList(text, m.index + m[0].length)
-    const mode = args.map((a) => /^\s*0?o?([0-7]{3,4})\s*$/.exec(a)?.[1] ?? /^\s*['"]([ugoa]*[+=-][rwxst]+|[0-7]{3,4})['"]\s*$/.exec(a)?.[1]).find((x) => x !== undefined)
+    const mode = args
+      .map((a) => /^\s*0?o?([0-7]{3,4})\s*$/.exec(a)?.[1] ?? /^\s*['"]([ugoa]*[+=-][rwxst]+|[0-7]{3,4})['"]\s*$/.exec(a)?.[1])
+      .find((x) => x !== undefined)
     const path = args.map(literalPath).find((p) => p !== undefined && !/^[0-7]{3,4}$|^[ugoa]*[+=-][rwxst]+$/.test(p))
     if (mode !== undefined && path !== undefined) add(`chmod ${mode} ${quote(path)}`)
   }
@@ -118,7 +129,9 @@ function execArguments(text: string, at: number): string | undefined {
     return list === undefined ? quote(command) : `${quote(command)} ${list}`
   }
   const more = rest.map(literalPath).filter((x): x is string => x !== undefined)
-  return more.length > 0 && more.length === rest.filter((r) => !/^\w+\s*[=:]/.test(r) && !r.startsWith('{')).length ? [command, ...more].map(quote).join(' ') : command
+  return more.length > 0 && more.length === rest.filter((r) => !/^\w+\s*[=:]/.test(r) && !r.startsWith('{')).length
+    ? [command, ...more].map(quote).join(' ')
+    : command
 }
 
 /** A list literal of strings as a shell command line. */

@@ -48,7 +48,15 @@ export interface ParseContext {
 
 /** A context for one input of `length` characters. */
 export function newParseContext(length: number): ParseContext {
-  return { vars: new Map(), functions: new Map(), positional: undefined, definitions: 0, tooComplex: false, substitutions: 0, budget: length * EXPANSION_FACTOR + EXPANSION_ALLOWANCE }
+  return {
+    vars: new Map(),
+    functions: new Map(),
+    positional: undefined,
+    definitions: 0,
+    tooComplex: false,
+    substitutions: 0,
+    budget: length * EXPANSION_FACTOR + EXPANSION_ALLOWANCE,
+  }
 }
 
 /** Takes `chars` from the budget; false (and the input marked too complex) when it is spent. */
@@ -490,8 +498,14 @@ class Parser {
    */
   private withDefault(w: WordBuilder, command: SimpleCommand, name: string, op: string, word: string): string[] | undefined {
     const known = /^[@*1-9]$/.test(name)
-      ? this.ctx.positional === undefined ? undefined : name === '@' || name === '*' ? this.ctx.positional.join(' ') : this.ctx.positional[Number(name) - 1]
-      : name === 'HOME' ? '~' : this.ctx.vars.get(name)
+      ? this.ctx.positional === undefined
+        ? undefined
+        : name === '@' || name === '*'
+          ? this.ctx.positional.join(' ')
+          : this.ctx.positional[Number(name) - 1]
+      : name === 'HOME'
+        ? '~'
+        : this.ctx.vars.get(name)
     const set = known !== undefined && (known !== '' || !op.startsWith(':'))
     const kind = op.at(-1)
     let useWord: boolean

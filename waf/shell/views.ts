@@ -201,7 +201,13 @@ class ViewBuilder {
         return
       }
       this.calling.add(name)
-      this.parseAndWalk(body, depth + 1, coreWords(core).slice(1).map((w) => w.value))
+      this.parseAndWalk(
+        body,
+        depth + 1,
+        coreWords(core)
+          .slice(1)
+          .map((w) => w.value),
+      )
       this.calling.delete(name)
     }
     // `python3 -c "…"`, `perl -e '…'`: the shell commands the code amounts to.
@@ -246,12 +252,15 @@ class ViewBuilder {
    * `rm -rf /*`, `cd ~/.ssh && cat id_rsa` reads `cat ~/.ssh/id_rsa`.
    */
   private followDirectory(name: string, core: readonly Item[]): string | undefined {
-    const args = coreWords(core).slice(1).filter((w) => !w.value.startsWith('-'))
+    const args = coreWords(core)
+      .slice(1)
+      .filter((w) => !w.value.startsWith('-'))
     if (name === 'cd' || name === 'pushd') {
       const target = args[0]?.value ?? '~'
       if (target.startsWith('/') || target.startsWith('~')) this.cwd = path.posix.normalize(target)
       else this.cwd = this.cwd === undefined ? undefined : path.posix.join(this.cwd, target)
-      this.ectx.cwd = this.cwd?.startsWith('~') === true ? (this.ectx.home === undefined ? undefined : path.posix.join(this.ectx.home, this.cwd.slice(1))) : this.cwd
+      this.ectx.cwd =
+        this.cwd?.startsWith('~') === true ? (this.ectx.home === undefined ? undefined : path.posix.join(this.ectx.home, this.cwd.slice(1))) : this.cwd
       return undefined
     }
     const cwd = this.cwd

@@ -39,7 +39,9 @@ export function resolvedText(event: EventOf<'permission_resolved'> | EventOf<'qu
   }
   switch (event.source) {
     case 'client':
-      return event.answers === undefined ? 'Skipped from another client.' : `Answered from another client: ${event.answers.map((chosen) => chosen.join(', ')).join('; ')}.`
+      return event.answers === undefined
+        ? 'Skipped from another client.'
+        : `Answered from another client: ${event.answers.map((chosen) => chosen.join(', ')).join('; ')}.`
     case 'timeout':
       return 'No answer in time: the question was skipped.'
     case 'turn_ended':

@@ -52,7 +52,10 @@ function choose(text: string, item: QuestionItem): string[] | undefined {
   if (!item.multi_select) return undefined
   // Labels may hold spaces: split on commas first, then on commas and spaces.
   for (const separator of [/,/, /[\s,]+/]) {
-    const tokens = normal(text).split(separator).map((token) => token.trim()).filter((token) => token !== '')
+    const tokens = normal(text)
+      .split(separator)
+      .map((token) => token.trim())
+      .filter((token) => token !== '')
     const picked = tokens.map((token) => pick(token, item))
     if (tokens.length > 0 && picked.every((label) => label !== undefined)) return [...new Set(picked as string[])]
   }
@@ -75,5 +78,9 @@ function splitMessage(text: string): { head: string; message?: string } {
 
 /** Lower case, spaces collapsed, a closing full stop or exclamation mark dropped. */
 function normal(text: string): string {
-  return text.trim().toLowerCase().replace(/\s+/g, ' ').replace(/[.!]+$/, '')
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[.!]+$/, '')
 }

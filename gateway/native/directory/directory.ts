@@ -48,7 +48,7 @@ export class SessionDirectory {
     if (!(await this.#deps.owners.owns(tenant, sessionId))) throw notFound(sessionId)
     const { events, registry } = this.#deps
     const stored = events ? (await events.read(sessionId, afterSeq)).filter(isClientVisible) : []
-    if (stored.length === 0 && (await registry.get(sessionId)) === undefined && (await events?.lastSeq(sessionId) ?? 0) === 0) throw notFound(sessionId)
+    if (stored.length === 0 && (await registry.get(sessionId)) === undefined && ((await events?.lastSeq(sessionId)) ?? 0) === 0) throw notFound(sessionId)
     return eventsPage(sessionId, stored, afterSeq, limit)
   }
 

@@ -43,7 +43,8 @@ export function encodeCursor(at: Cursor): string {
 export function decodeCursor(text: string): Cursor {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string') return { created_at: value[0], session_id: value[1] }
+    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
+      return { created_at: value[0], session_id: value[1] }
   } catch {
     // Answered below, as any other malformed cursor.
   }
@@ -53,7 +54,9 @@ export function decodeCursor(text: string): Cursor {
 /** One page of `records` (already the caller's own) for `query`. */
 export function sessionPage(records: readonly SessionRecord[], query: SessionListQuery): SessionList {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-  const matching = records.filter((record) => (query.state === undefined || record.state === query.state) && (after === undefined || compare(after, record) < 0))
+  const matching = records.filter(
+    (record) => (query.state === undefined || record.state === query.state) && (after === undefined || compare(after, record) < 0),
+  )
   matching.sort(compare)
   const page = matching.slice(0, query.limit)
   const last = page.at(-1)

@@ -13,12 +13,26 @@ const REFUSALS = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody }
 export function registerDirectoryRoutes(app: FastifyInstance, directory: SessionDirectory, tenant: (request: FastifyRequest) => string): void {
   app.get(
     '/v1/sessions',
-    { schema: { summary: 'List the sessions of the caller’s tenant', tags: ['sessions'], querystring: SessionListQuery, response: { 200: SessionList, ...REFUSALS } } },
+    {
+      schema: {
+        summary: 'List the sessions of the caller’s tenant',
+        tags: ['sessions'],
+        querystring: SessionListQuery,
+        response: { 200: SessionList, ...REFUSALS },
+      },
+    },
     async (request) => directory.list(tenant(request), request.query as SessionListQuery),
   )
   app.get(
     '/v1/sessions/:id',
-    { schema: { summary: 'One session: state, owner runner, work_dir, times, queued turns, stats', tags: ['sessions'], params: SessionIdParams, response: { 200: SessionSummary, ...REFUSALS } } },
+    {
+      schema: {
+        summary: 'One session: state, owner runner, work_dir, times, queued turns, stats',
+        tags: ['sessions'],
+        params: SessionIdParams,
+        response: { 200: SessionSummary, ...REFUSALS },
+      },
+    },
     async (request) => directory.get(tenant(request), (request.params as SessionIdParams).id),
   )
   app.delete(

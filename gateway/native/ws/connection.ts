@@ -198,7 +198,11 @@ export class Connection {
         return
       case 'version': {
         if (frame.session_id !== undefined) await this.#admit(frame.session_id)
-        const reply = await runners.send({ type: 'version', ...(frame.engine !== undefined && { engine: frame.engine }), ...(frame.session_id !== undefined && { session_id: frame.session_id }) })
+        const reply = await runners.send({
+          type: 'version',
+          ...(frame.engine !== undefined && { engine: frame.engine }),
+          ...(frame.session_id !== undefined && { session_id: frame.session_id }),
+        })
         this.#sendEvent(withRequestId({ event: 'version', data: reply.version, engine: reply.engine }, frame.request_id))
         return
       }
@@ -265,7 +269,10 @@ export class Connection {
    * `last_seq`; one that never reads is cut by `ws` 30 s later.
    */
   #overflow(max: number): void {
-    this.#deps.log.warn({ buffered: this.#socket.bufferedAmount, limit: max, sessions: [...this.#attached.keys()].slice(0, 10) }, 'websocket client does not read: closing it')
+    this.#deps.log.warn(
+      { buffered: this.#socket.bufferedAmount, limit: max, sessions: [...this.#attached.keys()].slice(0, 10) },
+      'websocket client does not read: closing it',
+    )
     this.#detachAll()
     this.#pulses?.close()
     this.#socket.close(SEND_BUFFER_CLOSE_CODE, `send buffer over limits.ws_send_buffer (${max} bytes); reconnect with last_seq`)

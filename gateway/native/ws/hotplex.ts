@@ -59,7 +59,12 @@ export function toHotplex(event: ServiceEvent): HotplexFrame | undefined {
     case 'answer':
       return withMeta(event.data, {})
     case 'tool_use':
-      return withMeta(event.tool.name, { tool_name: event.tool.name, tool_id: event.tool.id, status: 'running', input_summary: summarizeInput(event.tool.input) })
+      return withMeta(event.tool.name, {
+        tool_name: event.tool.name,
+        tool_id: event.tool.id,
+        status: 'running',
+        input_summary: summarizeInput(event.tool.input),
+      })
     case 'tool_result':
       return withMeta(event.data, {
         ...(event.tool.name !== undefined && { tool_name: event.tool.name }),
@@ -81,7 +86,12 @@ export function toHotplex(event: ServiceEvent): HotplexFrame | undefined {
       // One denied tool call does not end the turn; HotPlex's clients take every `error` for the end, so it is HotPlex's `permission_denied`.
       if (event.tool !== undefined) {
         const meta: HotplexMeta = { tool_name: event.tool.name, ...(event.tool.id !== undefined && { tool_id: event.tool.id }), status: 'error' }
-        return { ...frame({ event_type: 'permission_denied', event_data: event.error.message, meta }, meta), event: 'permission_denied', type: 'permission_denied', error: event.error }
+        return {
+          ...frame({ event_type: 'permission_denied', event_data: event.error.message, meta }, meta),
+          event: 'permission_denied',
+          type: 'permission_denied',
+          error: event.error,
+        }
       }
       return { ...frame({ message: event.error.message, code: event.error.code }), error: event.error }
     default:

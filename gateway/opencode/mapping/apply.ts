@@ -156,7 +156,15 @@ function streamedPart(view: SessionView, out: Out, ctx: MapContext, turn: TurnSt
 }
 
 /** A piece of a block: a `message.part.delta` on the block's part, opened at its first piece. */
-function streamDelta(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, type: 'text' | 'reasoning', event: { data: string; message_id?: string | undefined }, at: number): void {
+function streamDelta(
+  view: SessionView,
+  out: Out,
+  ctx: MapContext,
+  turn: TurnState,
+  type: 'text' | 'reasoning',
+  event: { data: string; message_id?: string | undefined },
+  at: number,
+): void {
   let open = turn.streams.get(type)
   // A piece of another API message: the block before it lost its whole text (never seen), close it as it stands.
   if (open && open.messageId !== event.message_id) closeStreams(view, out, ctx, turn, at, type)
@@ -167,8 +175,19 @@ function streamDelta(view: SessionView, out: Out, ctx: MapContext, turn: TurnSta
   storePart(view, open.part)
 }
 
-function openStream(view: SessionView, out: Out, ctx: MapContext, turn: TurnState, type: 'text' | 'reasoning', messageId: string | undefined, at: number): OpenStream {
-  const open: OpenStream = { part: { id: ctx.id('prt'), sessionID: view.sessionID, messageID: turn.plan.assistantMessageID, type, text: '', time: { start: at } }, messageId }
+function openStream(
+  view: SessionView,
+  out: Out,
+  ctx: MapContext,
+  turn: TurnState,
+  type: 'text' | 'reasoning',
+  messageId: string | undefined,
+  at: number,
+): OpenStream {
+  const open: OpenStream = {
+    part: { id: ctx.id('prt'), sessionID: view.sessionID, messageID: turn.plan.assistantMessageID, type, text: '', time: { start: at } },
+    messageId,
+  }
   turn.streams.set(type, open)
   putPart(view, out, ctx, open.part, at)
   return open

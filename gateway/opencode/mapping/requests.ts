@@ -160,5 +160,10 @@ export function decisionOfReply(reply: PermissionReply): PermissionDecision {
 
 /** An OpenCode permission answer as the service's reply; an empty message is none. */
 export function permissionReplyOf(requestID: string, body: PermissionReplyBody): SteeringReply {
-  return { kind: 'permission', id: requestID, decision: decisionOfReply(body.reply), ...(body.message !== undefined && body.message !== '' && { message: body.message }) }
+  return {
+    kind: 'permission',
+    id: requestID,
+    decision: decisionOfReply(body.reply),
+    ...(body.message !== undefined && body.message !== '' && { message: body.message }),
+  }
 }

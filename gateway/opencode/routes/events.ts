@@ -24,8 +24,16 @@ export function eventRoutes(app: FastifyInstance, context: RouteContext): void {
     return reply
   }
 
-  app.get('/event', { config: STREAM_ROUTE }, serve((envelope) => envelope.payload))
-  app.get('/global/event', { config: STREAM_ROUTE }, serve((envelope) => envelope))
+  app.get(
+    '/event',
+    { config: STREAM_ROUTE },
+    serve((envelope) => envelope.payload),
+  )
+  app.get(
+    '/global/event',
+    { config: STREAM_ROUTE },
+    serve((envelope) => envelope),
+  )
 }
 
 /** The directory an OpenCode client works in, as it names it: `?directory=` or the `x-opencode-directory` header. */

@@ -44,20 +44,26 @@ export function instanceRoutes(app: FastifyInstance, deps: InstanceDeps): void {
 
   app.get('/global/health', async () => ({ healthy: true as const, version: deps.version }))
   app.get('/path', async (): Promise<PathInfo> => ({ home: base, state: base, config: base, worktree: base, directory: base }))
-  app.get('/project/current', async (): Promise<Project> => ({ id: DEFAULT_PROJECT, worktree: base, time: { created: deps.startedAt, updated: deps.startedAt }, sandboxes: [] }))
+  app.get(
+    '/project/current',
+    async (): Promise<Project> => ({ id: DEFAULT_PROJECT, worktree: base, time: { created: deps.startedAt, updated: deps.startedAt }, sandboxes: [] }),
+  )
   app.get('/config/providers', async (): Promise<ConfigProviders> => ({ providers: [await provider()], default: defaults }))
   app.get('/provider', async (): Promise<ProviderList> => ({ all: [await provider()], default: defaults, connected: [deps.provider] }))
-  app.get('/agent', async (): Promise<Agent[]> => [
-    {
-      name: deps.agent,
-      description:
-        "Runs each prompt in the service's agent CLI. A tool call may wait for a person's yes (permission.asked) when the engine asks (engine.approval: ask); its rules, the CLI's settings and the WAF decide the others.",
-      mode: 'primary',
-      native: true,
-      permission: AGENT_PERMISSION,
-      options: {},
-    },
-  ])
+  app.get(
+    '/agent',
+    async (): Promise<Agent[]> => [
+      {
+        name: deps.agent,
+        description:
+          "Runs each prompt in the service's agent CLI. A tool call may wait for a person's yes (permission.asked) when the engine asks (engine.approval: ask); its rules, the CLI's settings and the WAF decide the others.",
+        mode: 'primary',
+        native: true,
+        permission: AGENT_PERMISSION,
+        options: {},
+      },
+    ],
+  )
   app.get('/experimental/capabilities', async () => ({ backgroundSubagents: false }))
   app.get('/experimental/console', async () => ({ consoleManagedProviders: [], switchableOrgCount: 0 }))
   // Nothing of these runs in the service: no slash commands, language servers or formatters, and the
@@ -74,7 +80,14 @@ export function instanceRoutes(app: FastifyInstance, deps: InstanceDeps): void {
  * agent CLI a new session runs as it would pick a model.
  */
 function engineProvider(id: string, models: readonly string[]): Provider {
-  return { id, name: 'Agent Runtime', source: 'custom', env: [], options: {}, models: Object.fromEntries(models.map((model) => [model, engineModel(id, model)])) }
+  return {
+    id,
+    name: 'Agent Runtime',
+    source: 'custom',
+    env: [],
+    options: {},
+    models: Object.fromEntries(models.map((model) => [model, engineModel(id, model)])),
+  }
 }
 
 function engineModel(providerID: string, model: string): Provider['models'][string] {

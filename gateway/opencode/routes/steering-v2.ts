@@ -59,7 +59,9 @@ export function steeringV2Routes(app: FastifyInstance, { steering, tenant, workB
 
   app.get(
     '/api/session/:sessionID/question',
-    steeringHandler('question', 'v2', async (request: SessionParams) => ({ data: (await steering.ofSession(request.params.sessionID, tenant(request))).questions })),
+    steeringHandler('question', 'v2', async (request: SessionParams) => ({
+      data: (await steering.ofSession(request.params.sessionID, tenant(request))).questions,
+    })),
   )
 
   app.post(

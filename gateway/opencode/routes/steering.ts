@@ -20,7 +20,11 @@ type StepParams = { requestID?: string; permissionID?: string; sessionID?: strin
  * shapes (errors.ts, toSteeringError); server-side ones go on to the
  * layer's error handler, which logs them.
  */
-export function steeringHandler<R extends FastifyRequest>(kind: SteeringPlace['kind'], api: SteeringPlace['api'], handler: (request: R, reply: FastifyReply) => Promise<unknown>) {
+export function steeringHandler<R extends FastifyRequest>(
+  kind: SteeringPlace['kind'],
+  api: SteeringPlace['api'],
+  handler: (request: R, reply: FastifyReply) => Promise<unknown>,
+) {
   return async (request: R, reply: FastifyReply) => {
     try {
       return await handler(request, reply)
@@ -61,7 +65,11 @@ export function steeringRoutes(app: FastifyInstance, { steering, tenant }: Steer
     '/session/:id/permissions/:permissionID',
     steeringHandler('permission', 'v1', async (request: RespondParams) => {
       const body = parseBody(PermissionRespondBody, request.body)
-      await steering.reply(tenant(request), { kind: 'permission', id: request.params.permissionID, decision: decisionOfReply(body.response) }, request.params.id)
+      await steering.reply(
+        tenant(request),
+        { kind: 'permission', id: request.params.permissionID, decision: decisionOfReply(body.response) },
+        request.params.id,
+      )
       return true
     }),
   )

@@ -39,7 +39,14 @@ type Obj = Record<string, unknown>
 export class AcpEngine extends CliEngine<AcpEngineConfig> {
   constructor(config: AcpEngineConfig) {
     // The agent's name and version from its `initialize` answer (ACP agents have no common `--version`).
-    super('acp', config, new CliVersion(() => probeVersion(config), (err) => `${config.command}: no ACP initialize answer: ${err.message}`))
+    super(
+      'acp',
+      config,
+      new CliVersion(
+        () => probeVersion(config),
+        (err) => `${config.command}: no ACP initialize answer: ${err.message}`,
+      ),
+    )
   }
 
   async start(options: EngineStartOptions, handlers: EngineHandlers): Promise<EngineProcess> {
@@ -63,42 +70,46 @@ export class AcpEngine extends CliEngine<AcpEngineConfig> {
     /** Permission requests waiting for the gate; a cancel answers them `cancelled`. */
     const asking = new Set<(outcome: { outcome: 'cancelled' }) => void>()
 
-    const rpc = new RpcPeer(
-      (text) => write(text),
-      {
-        onNotification(method, params) {
-          if (method !== 'session/update' || loading || !isObj(params)) return
-          const update = isObj(params.update) ? params.update : undefined
-          if (update?.sessionUpdate === 'usage_update') cumulativeCostUsd = costOf(update) ?? cumulativeCostUsd
-          emit(mapper.map(update))
-        },
-        async onRequest(method, params) {
-          if (method !== 'session/request_permission') throw methodNotFound(method)
-          const { outputs, call } = mapper.permissionAsked(isObj(params) ? params.toolCall : undefined)
-          emit(outputs)
-          const asked = turn
-          const answer = await decidePermission({
-            params,
-            call,
-            cwd: options.cwd,
-            gate: options.toolGate,
-            approver: options.approver,
-            waitCancel: (answer) => asking.add(answer),
-            done: (answer) => asking.delete(answer),
-          })
-          if (asked && isRejection(params, answer.outcome)) asked.rejected = true
-          return answer
-        },
-        onNoise(text) {
-          handlers.onOutput({ kind: 'noise', line: text })
-        },
+    const rpc = new RpcPeer((text) => write(text), {
+      onNotification(method, params) {
+        if (method !== 'session/update' || loading || !isObj(params)) return
+        const update = isObj(params.update) ? params.update : undefined
+        if (update?.sessionUpdate === 'usage_update') cumulativeCostUsd = costOf(update) ?? cumulativeCostUsd
+        emit(mapper.map(update))
       },
-    )
+      async onRequest(method, params) {
+        if (method !== 'session/request_permission') throw methodNotFound(method)
+        const { outputs, call } = mapper.permissionAsked(isObj(params) ? params.toolCall : undefined)
+        emit(outputs)
+        const asked = turn
+        const answer = await decidePermission({
+          params,
+          call,
+          cwd: options.cwd,
+          gate: options.toolGate,
+          approver: options.approver,
+          waitCancel: (answer) => asking.add(answer),
+          done: (answer) => asking.delete(answer),
+        })
+        if (asked && isRejection(params, answer.outcome)) asked.rejected = true
+        return answer
+      },
+      onNoise(text) {
+        handlers.onOutput({ kind: 'noise', line: text })
+      },
+    })
 
     const endTurn = (end: TurnEnd) => {
       if (!turn) return
       emit(mapper.flush())
-      const result = turnResult({ end, cancelled: turn.cancelled, rejected: turn.rejected === true, durationMs: Date.now() - turn.startedAt, text: turn.text, cumulativeCostUsd })
+      const result = turnResult({
+        end,
+        cancelled: turn.cancelled,
+        rejected: turn.rejected === true,
+        durationMs: Date.now() - turn.startedAt,
+        text: turn.text,
+        cumulativeCostUsd,
+      })
       turn = undefined
       handlers.onOutput({ kind: 'result', result })
     }
@@ -146,7 +157,9 @@ export class AcpEngine extends CliEngine<AcpEngineConfig> {
         turn = { startedAt: Date.now(), cancelled: false, text: '' }
         session
           // A turn stopped before the session was open never reaches the agent.
-          .then((opened) => (turn?.cancelled ? { stopReason: 'cancelled' } : rpc.request('session/prompt', { sessionId: opened.sessionId, prompt: [{ type: 'text', text }] })))
+          .then((opened) =>
+            turn?.cancelled ? { stopReason: 'cancelled' } : rpc.request('session/prompt', { sessionId: opened.sessionId, prompt: [{ type: 'text', text }] }),
+          )
           .then(
             (response) => endTurn({ response }),
             (err: unknown) => {
@@ -236,7 +249,16 @@ function rpcErrorText(err: unknown): string {
 
 /** Starts the agent, asks `initialize`, ends it. */
 async function probeVersion(config: AcpEngineConfig): Promise<string> {
-  const child = execa(config.command, config.args, { env: config.env ?? {}, stdin: 'pipe', stdout: 'pipe', stderr: 'ignore', buffer: false, reject: false, detached: true, timeout: 20_000 })
+  const child = execa(config.command, config.args, {
+    env: config.env ?? {},
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'ignore',
+    buffer: false,
+    reject: false,
+    detached: true,
+    timeout: 20_000,
+  })
   child.stdin.on('error', () => {})
   const rpc = new RpcPeer((text) => child.stdin.writable && child.stdin.write(text), {
     onNotification: () => {},
@@ -246,7 +268,10 @@ async function probeVersion(config: AcpEngineConfig): Promise<string> {
   void readLines(child.stdout, { maxLineBytes: 1024 * 1024 }, (text) => rpc.receive(text))
   void child.then((result) => rpc.close(new Error(`exited (${result.exitCode ?? result.signal})`)))
   try {
-    const init = await rpc.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } })
+    const init = await rpc.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    })
     return agentVersion(isObj(init) ? init : {}) ?? 'unknown'
   } finally {
     child.stdin.end()

@@ -150,7 +150,23 @@ const CLAUDE_NAMES: Record<string, string> = {
 }
 /** codex-acp names a call by its title: its ACP kind tells the tool. */
 const KIND_NAMES: Record<string, string> = { edit: 'Edit', read: 'Read', search: 'Grep', fetch: 'WebFetch' }
-const CLAUDE_TOOLS = new Set(['Bash', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Read', 'Grep', 'Glob', 'LS', 'WebFetch', 'WebSearch', 'Task', 'Agent', 'BashOutput', 'KillShell'])
+const CLAUDE_TOOLS = new Set([
+  'Bash',
+  'Write',
+  'Edit',
+  'MultiEdit',
+  'NotebookEdit',
+  'Read',
+  'Grep',
+  'Glob',
+  'LS',
+  'WebFetch',
+  'WebSearch',
+  'Task',
+  'Agent',
+  'BashOutput',
+  'KillShell',
+])
 
 /**
  * The ToolCall a person's approval rules read (`Bash(git status*)`,

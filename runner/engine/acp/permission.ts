@@ -100,7 +100,9 @@ async function check(gate: ToolGate, call: Parameters<ToolGate['check']>[0]): Pr
 
 function optionsOf(params: unknown): { optionId: string; kind: string }[] {
   if (!isObj(params) || !Array.isArray(params.options)) return []
-  return params.options.filter(isObj).flatMap((o) => (typeof o.optionId === 'string' && typeof o.kind === 'string' ? [{ optionId: o.optionId, kind: o.kind }] : []))
+  return params.options
+    .filter(isObj)
+    .flatMap((o) => (typeof o.optionId === 'string' && typeof o.kind === 'string' ? [{ optionId: o.optionId, kind: o.kind }] : []))
 }
 
 function isObj(v: unknown): v is Obj {

@@ -46,7 +46,13 @@ export function turnResult(facts: TurnFacts): TurnResult {
     ...(facts.model !== undefined && { model: facts.model }),
   }
   if ('error' in facts.end) {
-    return { ...base, isError: true, subtype: 'error_during_execution', errors: [facts.end.error], ...(facts.end.conversationNotFound === true && { conversationNotFound: true as const }) }
+    return {
+      ...base,
+      isError: true,
+      subtype: 'error_during_execution',
+      errors: [facts.end.error],
+      ...(facts.end.conversationNotFound === true && { conversationNotFound: true as const }),
+    }
   }
   const response = isObj(facts.end.response) ? facts.end.response : {}
   const result = { ...base, ...tokensOf(response) }
@@ -54,7 +60,8 @@ export function turnResult(facts: TurnFacts): TurnResult {
   if (stop === 'end_turn' && !facts.cancelled) return result
   // codex-acp's one reject option is `abort`, which ends the turn `cancelled`: it ended as the runner answered, it did not fail.
   if (stop === 'cancelled' && !facts.cancelled && facts.rejected === true) return result
-  if (stop === 'max_turn_requests' || stop === 'max_tokens') return { ...result, isError: true, subtype: 'error_max_turns', errors: [`the agent stopped: ${stop}`] }
+  if (stop === 'max_turn_requests' || stop === 'max_tokens')
+    return { ...result, isError: true, subtype: 'error_max_turns', errors: [`the agent stopped: ${stop}`] }
   const why = stop === 'cancelled' || facts.cancelled ? 'the turn was cancelled' : `the agent stopped: ${String(stop)}`
   return { ...result, isError: true, subtype: 'error_during_execution', errors: [why] }
 }

@@ -47,7 +47,9 @@ export type Obj = Record<string, unknown>
 /** The initialize request that registers the runner's PreToolUse callback for every tool. */
 export function initializeLine(timeoutSeconds: number): string {
   const hook = { matcher: '*', hookCallbackIds: [PRE_TOOL_USE_CALLBACK_ID], timeout: timeoutSeconds, onFailure: 'block' }
-  return JSON.stringify({ type: 'control_request', request_id: INITIALIZE_REQUEST_ID, request: { subtype: 'initialize', hooks: { PreToolUse: [hook] } } }) + '\n'
+  return (
+    JSON.stringify({ type: 'control_request', request_id: INITIALIZE_REQUEST_ID, request: { subtype: 'initialize', hooks: { PreToolUse: [hook] } } }) + '\n'
+  )
 }
 
 /** A control message the CLI wrote on stdout. */
@@ -105,7 +107,9 @@ function questionsOf(value: unknown): QuestionItem[] | undefined {
   const out: QuestionItem[] = []
   for (const item of value) {
     if (!isObj(item) || typeof item.question !== 'string' || !Array.isArray(item.options)) return undefined
-    const options = item.options.filter(isObj).map((o) => ({ label: String(o.label ?? ''), ...(typeof o.description === 'string' && { description: o.description }) }))
+    const options = item.options
+      .filter(isObj)
+      .map((o) => ({ label: String(o.label ?? ''), ...(typeof o.description === 'string' && { description: o.description }) }))
     out.push({ question: item.question, ...(typeof item.header === 'string' && { header: item.header }), options, multi_select: item.multiSelect === true })
   }
   return out
@@ -117,7 +121,8 @@ function suggestionOf(value: unknown): { toolName: string; ruleContent?: string 
   for (const suggestion of value) {
     if (!isObj(suggestion) || suggestion.type !== 'addRules' || suggestion.behavior !== 'allow' || !Array.isArray(suggestion.rules)) continue
     const rule = suggestion.rules.find(isObj)
-    if (rule && typeof rule.toolName === 'string') return { toolName: rule.toolName, ...(typeof rule.ruleContent === 'string' && { ruleContent: rule.ruleContent }) }
+    if (rule && typeof rule.toolName === 'string')
+      return { toolName: rule.toolName, ...(typeof rule.ruleContent === 'string' && { ruleContent: rule.ruleContent }) }
   }
   return undefined
 }
@@ -171,7 +176,9 @@ export function hookAnswerLine(requestId: string, decision: ToolDecision | undef
 
 /** The error answer to a control request the runner does not serve. */
 export function unsupportedAnswerLine(requestId: string, subtype: string): string {
-  return JSON.stringify({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request: ${subtype}` } }) + '\n'
+  return (
+    JSON.stringify({ type: 'control_response', response: { subtype: 'error', request_id: requestId, error: `Unsupported control request: ${subtype}` } }) + '\n'
+  )
 }
 
 /** The reason given when a call could not be decided. */

@@ -54,8 +54,8 @@ export class ClaudeEngine extends CliEngine<ClaudeEngineConfig> {
       // Nobody reads an answer now: requests still waiting for a person are withdrawn.
       gate?.close()
       return {
-      code: result.exitCode ?? null,
-      signal: result.signal ?? null,
+        code: result.exitCode ?? null,
+        signal: result.signal ?? null,
         ...(conversationInUse && { conversationInUse: true }),
       }
     })

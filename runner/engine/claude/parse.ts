@@ -125,7 +125,8 @@ function parseStreamEvent(msg: Obj): EngineOutput[] {
   const withId = messageId === undefined ? {} : { messageId }
   const { delta } = event
   if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') return [{ kind: 'text_delta', text: delta.text, ...withId }]
-  if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking !== '') return [{ kind: 'thinking_delta', text: delta.thinking, ...withId }]
+  if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking !== '')
+    return [{ kind: 'thinking_delta', text: delta.thinking, ...withId }]
   // signature_delta, input_json_delta (the tool_use line has the whole input), citations…
   return []
 }

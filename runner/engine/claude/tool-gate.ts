@@ -60,14 +60,22 @@ export class ToolGateSession {
         const approver = this.#approver
         if (!approver) return this.#write(unsupportedAnswerLine(message.requestId, 'can_use_tool'))
         const ask = { call: message.call, ...(message.suggestion && { suggestion: message.suggestion }) }
-        this.#ask(message.requestId, (signal) => approver.permission(ask, signal), (answer) => permissionAnswerLine(message.requestId, answer))
+        this.#ask(
+          message.requestId,
+          (signal) => approver.permission(ask, signal),
+          (answer) => permissionAnswerLine(message.requestId, answer),
+        )
         break
       }
       case 'ask_user_question': {
         const approver = this.#approver
         if (!approver) return this.#write(unsupportedAnswerLine(message.requestId, 'can_use_tool'))
         const ask = { questions: message.questions, ...(message.toolUseId !== undefined && { toolUseId: message.toolUseId }) }
-        this.#ask(message.requestId, (signal) => approver.question(ask, signal), (answer) => questionAnswerLine(message.requestId, message.input, message.questions, answer))
+        this.#ask(
+          message.requestId,
+          (signal) => approver.question(ask, signal),
+          (answer) => questionAnswerLine(message.requestId, message.input, message.questions, answer),
+        )
         break
       }
       case 'cancel':
@@ -105,7 +113,8 @@ export class ToolGateSession {
       },
       (err: unknown) => {
         this.#waiting.delete(requestId)
-        if (!withdrawn.signal.aborted) this.#write(permissionAnswerLine(requestId, { behavior: 'deny', message: `The request could not be put to a person: ${(err as Error).message}` }))
+        if (!withdrawn.signal.aborted)
+          this.#write(permissionAnswerLine(requestId, { behavior: 'deny', message: `The request could not be put to a person: ${(err as Error).message}` }))
       },
     )
   }

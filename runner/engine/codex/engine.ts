@@ -98,7 +98,10 @@ async function listenGate(controlDir: EngineStartOptions['controlDir'], deciders
   const dir = controlDir ?? { host: os.tmpdir(), inside: os.tmpdir() }
   const socketPath = path.join(dir.host, name)
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
-    throw new ServiceError('ENGINE_START_FAILED', `the tool gate's socket path is too long (${socketPath}): a Unix socket path holds at most ${MAX_SOCKET_PATH} bytes`)
+    throw new ServiceError(
+      'ENGINE_START_FAILED',
+      `the tool gate's socket path is too long (${socketPath}): a Unix socket path holds at most ${MAX_SOCKET_PATH} bytes`,
+    )
   }
   return { gate: await CodexToolGate.listen(socketPath, deciders), inside: path.join(dir.inside, name) }
 }

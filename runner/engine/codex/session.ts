@@ -153,9 +153,11 @@ export class AppServerSession {
         method === 'item/commandExecution/requestApproval'
           ? { toolName: SHELL_TOOL, input: { command: command ?? '' } }
           : { toolName: 'apply_patch', input: { reason: p.reason ?? null } }
-      void this.#decide({ ...call, ...(typeof p.itemId === 'string' && { toolUseId: p.itemId }), cwd: typeof p.cwd === 'string' ? p.cwd : this.#options.cwd }).then((decision) =>
-        this.#write({ id, result: { decision: decision.decision === 'allow' ? 'accept' : 'decline' } }),
-      )
+      void this.#decide({
+        ...call,
+        ...(typeof p.itemId === 'string' && { toolUseId: p.itemId }),
+        cwd: typeof p.cwd === 'string' ? p.cwd : this.#options.cwd,
+      }).then((decision) => this.#write({ id, result: { decision: decision.decision === 'allow' ? 'accept' : 'decline' } }))
       return
     }
     this.#write({ id, error: { code: -32601, message: `agent-runtime does not serve ${method}` } } as Message)

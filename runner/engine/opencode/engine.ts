@@ -106,7 +106,9 @@ export class OpenCodeEngine extends CliEngine<OpenCodeEngineConfig> {
     })
     // The prompt only once the plugin runs: without it, tools would run unchecked.
     const notReady = setTimeout(() => {
-      handlers.onStderr(`agent-runtime: the OpenCode CLI did not load the tool gate plugin within ${PLUGIN_READY_TIMEOUT_MS / 1000} s; stopped before the prompt`)
+      handlers.onStderr(
+        `agent-runtime: the OpenCode CLI did not load the tool gate plugin within ${PLUGIN_READY_TIMEOUT_MS / 1000} s; stopped before the prompt`,
+      )
       killProcessGroup(pid)
     }, PLUGIN_READY_TIMEOUT_MS)
     void channel.ready.then(() => {

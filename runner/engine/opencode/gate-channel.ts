@@ -110,7 +110,8 @@ export class GateChannel {
     const call = wafToolCall(message.tool, message.args, message.callId, this.#cwd)
     const checked = gate ? this.#decide(gate, () => gate.check(call)) : Promise.resolve<ToolDecision>({ decision: 'allow' })
     const approver = this.#approver
-    const decided = approver && asksPerson(message.tool) ? checked.then((decision) => (decision.decision === 'allow' ? this.#askPerson(approver, call) : decision)) : checked
+    const decided =
+      approver && asksPerson(message.tool) ? checked.then((decision) => (decision.decision === 'allow' ? this.#askPerson(approver, call) : decision)) : checked
     void decided.then((decision) => {
       if (this.#socket.writable) this.#socket.write(answerLine(message.id, decision))
     })

@@ -13,7 +13,11 @@ afterEach(async () => {
 })
 
 /** `agent-runtime <args>` as a user runs it; `during` sees its output as it comes and may signal it. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}, during?: (output: { stdout: string; stderr: string }, signal: (name: NodeJS.Signals) => void) => void) {
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  during?: (output: { stdout: string; stderr: string }, signal: (name: NodeJS.Signals) => void) => void,
+) {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, AGENT_RUNTIME_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = { stdout: '', stderr: '' }
   const seen = () => during?.(output, (name) => child.kill(name))
@@ -83,14 +87,21 @@ describe('agent-runtime run and attach - the real command against the service', 
       const completed = lines.filter((line) => (JSON.parse(line) as { event: string }).event === 'completed').length
       if (completed === 1 && !ran) {
         ran = true
-        running.push((async () => { for await (const _ of client.session('watched').execute('second prompt')) void _ })())
+        running.push(
+          (async () => {
+            for await (const _ of client.session('watched').execute('second prompt')) void _
+          })(),
+        )
       }
       if (completed === 2) signal('SIGINT')
     })
     await Promise.all(running)
     client.close()
     expect(result.code).toBe(0)
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: string; data?: string; seq?: number })
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; data?: string; seq?: number })
     const answers = events.filter((event) => event.event === 'answer').map((event) => event.data)
     expect(answers).toEqual(['Echo: first prompt', 'Echo: second prompt'])
     const seqs = events.flatMap((event) => (event.seq === undefined ? [] : [event.seq]))

@@ -4,7 +4,12 @@ import type { PermissionRequested, QuestionAsked } from '../../../client/steerin
 import type { QuestionItem } from '../../../contract/steering.ts'
 import { asked, question } from '../steering-events.ts'
 
-const colour: QuestionItem = { question: 'Which colour?', header: 'Colour', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue' }], multi_select: false }
+const colour: QuestionItem = {
+  question: 'Which colour?',
+  header: 'Colour',
+  options: [{ label: 'Red', description: 'warm' }, { label: 'Blue' }],
+  multi_select: false,
+}
 const toppings: QuestionItem = { question: 'Toppings?', options: [{ label: 'Cheese' }, { label: 'Ham' }, { label: 'Olives' }], multi_select: true }
 
 describe('cli steering - what a typed line means', () => {

@@ -16,7 +16,8 @@ const NOW = 1_000_000
 const pod = (name: string, resourceVersion = '1'): V1Pod => ({ metadata: { name, resourceVersion }, status: { phase: 'Running' } })
 
 /** An API error as client-node raises one, or a failure that is not an HTTP answer. */
-const failure = (status: number | undefined) => Object.assign(new Error(status === undefined ? 'socket hang up' : `HTTP ${status}`), status === undefined ? {} : { statusCode: status })
+const failure = (status: number | undefined) =>
+  Object.assign(new Error(status === undefined ? 'socket hang up' : `HTTP ${status}`), status === undefined ? {} : { statusCode: status })
 
 /** A runner whose API calls and session events all fail with `status` (or all succeed). */
 function runner(status: number | 'ok') {
@@ -87,14 +88,19 @@ describe('action runner - bookkeeping and its undo', () => {
     expect(r.stats.conflicts).toBe(0)
   })
 
-  const stale = actions.filter((row) => row.action.kind !== 'fail' && row.action.kind !== 'release').flatMap((row) => [409, 404].map((status) => ({ ...row, status })))
-  test.each(stale)('action runner - $action.kind answered $status (a stale cache) takes its bookkeeping back and asks for a pass soon', async ({ action, status }) => {
-    const r = runner(status)
-    expect(await r.run.run(action, NOW)).toBe(true)
-    expect(remembered(r.caches)).toEqual(none)
-    expect(r.stats.conflicts).toBe(1)
-    expect(r.soon()).toBe(1)
-  })
+  const stale = actions
+    .filter((row) => row.action.kind !== 'fail' && row.action.kind !== 'release')
+    .flatMap((row) => [409, 404].map((status) => ({ ...row, status })))
+  test.each(stale)(
+    'action runner - $action.kind answered $status (a stale cache) takes its bookkeeping back and asks for a pass soon',
+    async ({ action, status }) => {
+      const r = runner(status)
+      expect(await r.run.run(action, NOW)).toBe(true)
+      expect(remembered(r.caches)).toEqual(none)
+      expect(r.stats.conflicts).toBe(1)
+      expect(r.soon()).toBe(1)
+    },
+  )
 })
 
 describe('action runner - reports', () => {
@@ -113,4 +119,3 @@ describe('action runner - reports', () => {
     expect(await waiting).toEqual({ ok: true, pod: 'p1', created: false })
   })
 })
-

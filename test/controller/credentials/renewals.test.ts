@@ -83,8 +83,20 @@ describe('credential renewals', () => {
     { name: 'a placed pod without a renewal is renewed now', renewing: [], pods: [placed('p1', { sessionId: 's1' })], renewedNow: ['p1:s1'], kept: ['p1:s1'] },
     { name: 'a pod being placed is left to its placement', renewing: [], pods: [placed('p1', { sessionId: 's1' })], placing: ['p1'], renewedNow: [], kept: [] },
     { name: 'a renewal of a pod gone stops', renewing: [['p1', 's1']], pods: [], renewedNow: [], kept: [] },
-    { name: 'a renewal of a pod being deleted stops', renewing: [['p1', 's1']], pods: [placed('p1', { sessionId: 's1', deleting: true })], renewedNow: [], kept: [] },
-    { name: 'a renewal of a pod now serving another session stops (and that one is renewed now)', renewing: [['p1', 's1']], pods: [placed('p1', { sessionId: 's2' })], renewedNow: ['p1:s2'], kept: ['p1:s2'] },
+    {
+      name: 'a renewal of a pod being deleted stops',
+      renewing: [['p1', 's1']],
+      pods: [placed('p1', { sessionId: 's1', deleting: true })],
+      renewedNow: [],
+      kept: [],
+    },
+    {
+      name: 'a renewal of a pod now serving another session stops (and that one is renewed now)',
+      renewing: [['p1', 's1']],
+      pods: [placed('p1', { sessionId: 's2' })],
+      renewedNow: ['p1:s2'],
+      kept: ['p1:s2'],
+    },
     { name: 'a renewal of a pod just placed (no session label yet) goes on', renewing: [['p1', 's1']], pods: [placed('p1')], renewedNow: [], kept: ['p1:s1'] },
   ]
   test.each(follow)('credential renewals - $name', async ({ renewing, pods, placing, renewedNow, kept }) => {

@@ -6,7 +6,15 @@ import { buildWorld, type WorldInput } from '../../../controller/world/build.ts'
 import { WorldCaches } from '../../../controller/world/caches.ts'
 
 const NOW = 1_000_000
-const config = ControllerConfigSchema.parse({ pool: 'pool', warm_pool: 3, max_pods: 7, pod_ready_timeout: '1m', session_idle_timeout: '10m', claim_timeout: '20s', resync_interval: '30s' })
+const config = ControllerConfigSchema.parse({
+  pool: 'pool',
+  warm_pool: 3,
+  max_pods: 7,
+  pod_ready_timeout: '1m',
+  session_idle_timeout: '10m',
+  claim_timeout: '20s',
+  resync_interval: '30s',
+})
 const pod = (name: string): V1Pod => ({ metadata: { name, resourceVersion: '1' }, status: { phase: 'Running' } })
 const session = (session_id: string, owner?: string): DesiredSession => ({ session_id, state: 'idle', last_active: NOW, ...(owner !== undefined && { owner }) })
 
@@ -27,7 +35,12 @@ describe('build world', () => {
   const rows: { name: string; over: Partial<WorldInput>; check: (world: ReturnType<typeof buildWorld>) => unknown; is: unknown }[] = [
     { name: 'every listed pod is in the world', over: { pods: [pod('a'), pod('b')] }, check: (w) => w.pods.map((p) => p.name), is: ['a', 'b'] },
     { name: 'sessions by id', over: { sessions: [session('s1'), session('s2', 'a')] }, check: (w) => [...w.sessions.keys()], is: ['s1', 's2'] },
-    { name: 'owners by pod', over: { sessions: [session('s1'), session('s2', 'a')] }, check: (w) => [...w.owners].map(([p, s]) => [p, s.session_id]), is: [['a', 's2']] },
+    {
+      name: 'owners by pod',
+      over: { sessions: [session('s1'), session('s2', 'a')] },
+      check: (w) => [...w.owners].map(([p, s]) => [p, s.session_id]),
+      is: [['a', 's2']],
+    },
     { name: 'the sessions waiting for a pod', over: { demands: ['s1', 's3'] }, check: (w) => w.demands, is: ['s1', 's3'] },
     { name: 'whether the controller places sessions', over: { placesSessions: true }, check: (w) => w.placesSessions, is: true },
     {
@@ -40,7 +53,12 @@ describe('build world', () => {
           c.placing('a')
         }),
       },
-      check: (w) => ({ inflight: w.inflight.map((p) => p.name), deleting: w.pods[0]!.deleting, deletedByUs: [...w.deletedByUs], unplaceable: [...w.unplaceable] }),
+      check: (w) => ({
+        inflight: w.inflight.map((p) => p.name),
+        deleting: w.pods[0]!.deleting,
+        deletedByUs: [...w.deletedByUs],
+        unplaceable: [...w.unplaceable],
+      }),
       is: { inflight: ['b'], deleting: true, deletedByUs: [['a', 'Surplus']], unplaceable: ['a'] },
     },
   ]

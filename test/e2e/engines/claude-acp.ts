@@ -20,7 +20,23 @@ export const claudeAcpBin = fileURLToPath(new URL('../../../node_modules/.bin/cl
  */
 export const claudeAcpSettings = {
   permissions: {
-    ask: ['Bash', 'BashOutput', 'KillShell', 'Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Glob', 'Grep', 'LS', 'WebFetch', 'WebSearch', 'Task', 'Agent'],
+    ask: [
+      'Bash',
+      'BashOutput',
+      'KillShell',
+      'Read',
+      'Write',
+      'Edit',
+      'MultiEdit',
+      'NotebookEdit',
+      'Glob',
+      'Grep',
+      'LS',
+      'WebFetch',
+      'WebSearch',
+      'Task',
+      'Agent',
+    ],
   },
 }
 

@@ -96,7 +96,10 @@ describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
     await client.next((msg) => msg.request_id === 'killed' && isEnd(msg), TURN_MS)
     const { end, events } = await turn(sessionId, 'recall', 'recall')
     expect(ending(end)).toEqual(COMPLETED)
-    const answer = events.filter((event) => event.event === 'answer').map((event) => String(event.data)).join('\n')
+    const answer = events
+      .filter((event) => event.event === 'answer')
+      .map((event) => String(event.data))
+      .join('\n')
     if (row.shows.resumes !== false) expect(answer).toContain('remember the word heliotrope')
     else expect(answer).not.toContain('remember the word heliotrope')
   })
@@ -106,7 +109,10 @@ describe.each(ENGINE_ROWS)('engine conformance - $name', (row) => {
     const canary = path.join(sandboxOf(sessionId), 'canary')
     const command = `touch ${canary}; exit 0; rm -rf /`
     const { events } = await turn(sessionId, 'waf', `run-b64: ${b64(command)}`)
-    expect(events.find((event) => event.event === 'error' && event.tool !== undefined)).toMatchObject({ error: { code: 'WAF_BLOCKED' }, waf: { rule_id: 'fs.rm-root' } })
+    expect(events.find((event) => event.event === 'error' && event.tool !== undefined)).toMatchObject({
+      error: { code: 'WAF_BLOCKED' },
+      waf: { rule_id: 'fs.rm-root' },
+    })
     expect(existsSync(canary)).toBe(false)
     if (row.shows.denyReason !== false) expect(fixture.modelSaw('fs.rm-root')).toBe(true)
   })

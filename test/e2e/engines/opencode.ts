@@ -18,7 +18,12 @@ export function opencodeEnv(baseUrl: string, home: string): Record<string, strin
   const config = {
     $schema: 'https://opencode.ai/config.json',
     provider: {
-      fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: baseUrl, apiKey: 'fake-key' }, models: { 'fake-model': { name: 'Fake Model' } } },
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: baseUrl, apiKey: 'fake-key' },
+        models: { 'fake-model': { name: 'Fake Model' } },
+      },
     },
     model: FAKE_MODEL,
     autoupdate: false,

@@ -17,7 +17,8 @@ import type { EngineFixture } from './row.ts'
 type Msg = Record<string, unknown>
 const TURN_MS = 90_000
 const isEnd = (msg: Msg) => msg.event === 'completed' || msg.event === 'stopped' || (msg.event === 'error' && msg.tool === undefined)
-const permissionOf = (msg: Msg) => msg.permission as { id: string; tool: { name: string; input: Record<string, unknown> }; options: string[]; always?: string; expires_at: number }
+const permissionOf = (msg: Msg) =>
+  msg.permission as { id: string; tool: { name: string; input: Record<string, unknown> }; options: string[]; always?: string; expires_at: number }
 const questionOf = (msg: Msg) => msg.question as { id: string; questions: { question: string; options: { label: string }[] }[] }
 
 describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering - $name', (row) => {
@@ -29,7 +30,11 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
 
   beforeAll(async () => {
     fixture = await row.setup()
-    stack = await startStack({ ...TENANTS, engine: { default: row.name, stop_grace: '2s', approval: 'ask', approval_timeout: '3s' }, engines: [fixture.config] })
+    stack = await startStack({
+      ...TENANTS,
+      engine: { default: row.name, stop_grace: '2s', approval: 'ask', approval_timeout: '3s' },
+      engines: [fixture.config],
+    })
     ;[acme, acme2, globex] = await Promise.all([
       WsClient.connect(stack.wsUrl, { 'x-api-key': TENANT_KEYS.acme }),
       WsClient.connect(stack.wsUrl, { 'x-api-key': TENANT_KEYS.acme2 }),
@@ -46,7 +51,10 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
   /** Starts a turn that runs `touch <canary>` and waits for its permission request. */
   async function asked(client: WsClient, sessionId: string, requestId: string, name = 'canary') {
     client.send({ type: 'execute', request_id: requestId, session_id: sessionId, prompt: `run: touch ${name}` })
-    const request = await client.next((msg) => msg.session_id === sessionId && msg.event === 'permission_request' && !answered.has(permissionOf(msg).id), TURN_MS)
+    const request = await client.next(
+      (msg) => msg.session_id === sessionId && msg.event === 'permission_request' && !answered.has(permissionOf(msg).id),
+      TURN_MS,
+    )
     return permissionOf(request)
   }
   const answered = new Set<string>()
@@ -59,7 +67,11 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     expect(permission.expires_at).toBeGreaterThan(Date.now())
     acme.send({ type: 'permission_reply', session_id: `${row.name}-once`, permission_id: permission.id, decision: 'allow_once' })
     answered.add(permission.id)
-    expect(await acme.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === permission.id)).toMatchObject({ decision: 'allow_once', source: 'client', by: 'websocket' })
+    expect(await acme.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === permission.id)).toMatchObject({
+      decision: 'allow_once',
+      source: 'client',
+      by: 'websocket',
+    })
     expect(await end(acme, 'once')).toMatchObject({ event: 'completed' })
     expect(existsSync(canaryOf(`${row.name}-once`))).toBe(true)
   })
@@ -91,7 +103,10 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     const sessionId = `${row.name}-timeout`
     const permission = await asked(acme, sessionId, 'timeout')
     answered.add(permission.id)
-    expect(await acme.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === permission.id, 15_000)).toMatchObject({ decision: 'deny', source: 'timeout' })
+    expect(await acme.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === permission.id, 15_000)).toMatchObject({
+      decision: 'deny',
+      source: 'timeout',
+    })
     expect(await end(acme, 'timeout')).toMatchObject({ event: 'completed' })
     expect(existsSync(canaryOf(sessionId))).toBe(false)
     acme.send({ type: 'permission_reply', request_id: 'late', session_id: sessionId, permission_id: permission.id, decision: 'allow_once' })
@@ -113,7 +128,10 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     const refusals = [...acme.messages, ...acme2.messages].filter((msg) => (msg.request_id === 'r1' || msg.request_id === 'r2') && msg.event === 'error')
     expect(refusals.map((msg) => (msg.error as { code: string }).code)).toEqual(['ALREADY_ANSWERED'])
     expect(existsSync(canaryOf(sessionId))).toBe(resolved.decision === 'allow_once')
-    expect([...acme.eventsOf(sessionId), ...acme2.eventsOf(sessionId)].filter((msg) => msg.event === 'permission_resolved' && msg.permission_id === permission.id).length).toBe(2)
+    expect(
+      [...acme.eventsOf(sessionId), ...acme2.eventsOf(sessionId)].filter((msg) => msg.event === 'permission_resolved' && msg.permission_id === permission.id)
+        .length,
+    ).toBe(2)
   })
 
   it(`${row.name} - another tenant cannot answer, and is told exactly what an unknown session tells`, async () => {
@@ -138,7 +156,9 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     acme.send({ type: 'permission_reply', request_id: 'b1', session_id: sessionId, permission_id: 'per_unknown', decision: 'allow_once' })
     acme.send({ type: 'permission_reply', request_id: 'b2', session_id: sessionId, permission_id: permission.id, decision: 'maybe' })
     acme.send({ type: 'answer', request_id: 'b3', session_id: sessionId, question_id: permission.id, answers: [['x']] })
-    const codes = await Promise.all(['b1', 'b2', 'b3'].map((id) => acme.next((msg) => msg.request_id === id && msg.event === 'error').then((msg) => (msg.error as { code: string }).code)))
+    const codes = await Promise.all(
+      ['b1', 'b2', 'b3'].map((id) => acme.next((msg) => msg.request_id === id && msg.event === 'error').then((msg) => (msg.error as { code: string }).code)),
+    )
     expect(codes).toEqual(['PERMISSION_NOT_FOUND', 'BAD_REQUEST', 'BAD_REQUEST'])
     acme.send({ type: 'permission_reply', session_id: sessionId, permission_id: permission.id, decision: 'deny' })
     await end(acme, 'bad')
@@ -148,9 +168,14 @@ describe.each(ENGINE_ROWS.filter((row) => row.steering !== undefined))('steering
     const sessionId = `${row.name}-question`
     acme.send({ type: 'execute', request_id: 'q', session_id: sessionId, prompt: 'ask: Which colour? | Red | Blue' })
     const question = questionOf(await acme.event('question', sessionId, TURN_MS))
-    expect(question.questions).toEqual([expect.objectContaining({ question: 'Which colour?', options: [expect.objectContaining({ label: 'Red' }), expect.objectContaining({ label: 'Blue' })] })])
+    expect(question.questions).toEqual([
+      expect.objectContaining({ question: 'Which colour?', options: [expect.objectContaining({ label: 'Red' }), expect.objectContaining({ label: 'Blue' })] }),
+    ])
     acme.send({ type: 'answer', session_id: sessionId, question_id: question.id, answers: [['Blue']] })
-    expect(await acme.next((msg) => msg.event === 'question_resolved' && msg.question_id === question.id)).toMatchObject({ answers: [['Blue']], source: 'client' })
+    expect(await acme.next((msg) => msg.event === 'question_resolved' && msg.question_id === question.id)).toMatchObject({
+      answers: [['Blue']],
+      source: 'client',
+    })
     expect(await end(acme, 'q')).toMatchObject({ event: 'completed' })
     // The tool result the CLI sends the model reads `"Which colour?"="Blue"` (JSON-escaped in the request body).
     expect(fixture.modelSaw('=\\"Blue\\"')).toBe(true)

@@ -82,7 +82,8 @@ export interface CliUnderTest {
 }
 
 function answerFor(kind: HookAnswerKind, requestId: string): string | undefined {
-  const success = (response: unknown, id = requestId) => JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: id, response } })
+  const success = (response: unknown, id = requestId) =>
+    JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: id, response } })
   switch (kind) {
     case 'empty':
       return success({})
@@ -142,7 +143,10 @@ export async function runHookScenario(cli: CliUnderTest, scenario: HookScenario,
       if (typeof msg !== 'object' || msg === null) return
       if (msg.type === 'control_response' && msg.response?.request_id === 'init_1') {
         outcome.initialize = { subtype: msg.response.subtype, hooks_applied: msg.response.response?.hooks_applied }
-        transcript.push({ dir: 'stdout', line: { ...msg, response: { ...msg.response, response: { hooks_applied: msg.response.response?.hooks_applied, '…': 'other fields left out' } } } })
+        transcript.push({
+          dir: 'stdout',
+          line: { ...msg, response: { ...msg.response, response: { hooks_applied: msg.response.response?.hooks_applied, '…': 'other fields left out' } } },
+        })
       } else if (msg.type === 'control_request' && msg.request?.subtype === 'hook_callback') {
         transcript.push({ dir: 'stdout', line: msg })
         callbackId = msg.request_id
@@ -171,7 +175,10 @@ export async function runHookScenario(cli: CliUnderTest, scenario: HookScenario,
           outcome.toolResult = { content: typeof block.content === 'string' ? block.content : JSON.stringify(block.content), is_error: block.is_error === true }
         }
       } else if (msg.type === 'result') {
-        transcript.push({ dir: 'stdout', line: { type: 'result', subtype: msg.subtype, is_error: msg.is_error, permission_denials: msg.permission_denials, '…': 'other fields left out' } })
+        transcript.push({
+          dir: 'stdout',
+          line: { type: 'result', subtype: msg.subtype, is_error: msg.is_error, permission_denials: msg.permission_denials, '…': 'other fields left out' },
+        })
         outcome.permissionDenials = Array.isArray(msg.permission_denials) ? msg.permission_denials.length : undefined
         child.stdin.end()
       }

@@ -61,12 +61,27 @@ export interface PromptRun {
 }
 
 /** Runs one scenario against the CLI; resolves when it exited (killed after `killAfterMs`). */
-export async function runPromptScenario(cli: { command: string; env: Record<string, string> }, scenario: PromptScenario, killAfterMs = 60_000): Promise<PromptRun> {
+export async function runPromptScenario(
+  cli: { command: string; env: Record<string, string> },
+  scenario: PromptScenario,
+  killAfterMs = 60_000,
+): Promise<PromptRun> {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'prompt-scenario-')))
   try {
     const canary = path.join(work, 'canary')
     const edited = path.join(work, 'edited')
-    const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default', '--permission-prompt-tool', 'stdio']
+    const args = [
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'default',
+      '--permission-prompt-tool',
+      'stdio',
+    ]
     const child = spawn(cli.command, args, { cwd: work, env: cli.env, stdio: ['pipe', 'pipe', 'pipe'] })
     const transcript: PromptRun['transcript'] = []
     const outcome: PromptOutcome = { scenario: scenario.name, canaryRan: false, exitCode: null, requests: [], cancelled: false, toolResults: [] }
@@ -75,7 +90,8 @@ export async function runPromptScenario(cli: { command: string; env: Record<stri
       transcript.push({ dir: 'stdin', line: value })
       child.stdin.write(JSON.stringify(value) + '\n')
     }
-    const success = (requestId: string, response: unknown) => send({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } })
+    const success = (requestId: string, response: unknown) =>
+      send({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } })
     const prompt = scenario.prompt === 'ask' ? `ask: ${QUESTION}` : `run: touch ${canary}`
     let results = 0
     let pendingId: string | undefined
@@ -90,7 +106,10 @@ export async function runPromptScenario(cli: { command: string; env: Record<stri
       }
       if (msg.type === 'control_request' && msg.request?.subtype === 'hook_callback') {
         outcome.requests.push('hook_callback')
-        transcript.push({ dir: 'stdout', line: { ...msg, request: { ...msg.request, input: { tool_name: msg.request.input?.tool_name, '…': 'other fields left out' } } } })
+        transcript.push({
+          dir: 'stdout',
+          line: { ...msg, request: { ...msg.request, input: { tool_name: msg.request.input?.tool_name, '…': 'other fields left out' } } },
+        })
         success(msg.request_id, {})
       } else if (msg.type === 'control_request' && msg.request?.subtype === 'can_use_tool') {
         outcome.requests.push('can_use_tool')
@@ -113,7 +132,10 @@ export async function runPromptScenario(cli: { command: string; env: Record<stri
             return success(msg.request_id, { behavior: 'deny', message: DENY_MESSAGE })
           case 'answer': {
             const question = request.input.questions[0]
-            return success(msg.request_id, { behavior: 'allow', updatedInput: { ...request.input, answers: { [question.question]: question.options[1].label } } })
+            return success(msg.request_id, {
+              behavior: 'allow',
+              updatedInput: { ...request.input, answers: { [question.question]: question.options[1].label } },
+            })
           }
           case 'interrupt':
             return send({ type: 'control_request', request_id: 'interrupt_1', request: { subtype: 'interrupt' } })
@@ -125,9 +147,15 @@ export async function runPromptScenario(cli: { command: string; env: Record<stri
         const block = msg.message.content.find((b: { type?: string }) => b.type === 'tool_result')
         if (!block) return
         transcript.push({ dir: 'stdout', line: { type: 'user', message: { role: 'user', content: [block] }, '…': 'other fields left out' } })
-        outcome.toolResults.push({ content: typeof block.content === 'string' ? block.content : JSON.stringify(block.content), is_error: block.is_error === true })
+        outcome.toolResults.push({
+          content: typeof block.content === 'string' ? block.content : JSON.stringify(block.content),
+          is_error: block.is_error === true,
+        })
       } else if (msg.type === 'result') {
-        transcript.push({ dir: 'stdout', line: { type: 'result', subtype: msg.subtype, is_error: msg.is_error, permission_denials: msg.permission_denials, '…': 'other fields left out' } })
+        transcript.push({
+          dir: 'stdout',
+          line: { type: 'result', subtype: msg.subtype, is_error: msg.is_error, permission_denials: msg.permission_denials, '…': 'other fields left out' },
+        })
         results++
         if (scenario.twice && results === 1) send({ type: 'user', message: { role: 'user', content: prompt } })
         else child.stdin.end()
@@ -142,7 +170,11 @@ export async function runPromptScenario(cli: { command: string; env: Record<stri
       }
     })
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
-    send({ type: 'control_request', request_id: 'init_1', request: { subtype: 'initialize', hooks: { PreToolUse: [{ matcher: '*', hookCallbackIds: ['waf_0'], timeout: 10, onFailure: 'block' }] } } })
+    send({
+      type: 'control_request',
+      request_id: 'init_1',
+      request: { subtype: 'initialize', hooks: { PreToolUse: [{ matcher: '*', hookCallbackIds: ['waf_0'], timeout: 10, onFailure: 'block' }] } },
+    })
     send({ type: 'user', message: { role: 'user', content: prompt } })
     const kill = setTimeout(() => child.kill('SIGKILL'), killAfterMs)
     outcome.exitCode = await exited

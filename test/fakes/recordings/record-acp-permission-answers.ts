@@ -50,12 +50,20 @@ async function run(row: typeof geminiRow, answer: Answer) {
     const { sessionId } = (await rpc.request('session/new', { cwd: work, mcpServers: [] })) as { sessionId: string }
     const prompt = async (text: string) => {
       const before = asked.length
-      const response = (await rpc.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }).catch((err: Error) => ({ error: err.message }))) as Record<string, unknown>
+      const response = (await rpc
+        .request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+        .catch((err: Error) => ({ error: err.message }))) as Record<string, unknown>
       return { stopReason: response.stopReason ?? response.error, asked: asked.length - before }
     }
     const first = await prompt('run: touch first')
     const again = await prompt('run: touch first')
-    return { options: asked[0], answered: answer, first: { ...first, ran: existsSync(join(work, 'first')) }, sameCommandNextTurn: again, modelSawRejection: fixture.modelSaw('reject') || fixture.modelSaw('denied') }
+    return {
+      options: asked[0],
+      answered: answer,
+      first: { ...first, ran: existsSync(join(work, 'first')) },
+      sameCommandNextTurn: again,
+      modelSawRejection: fixture.modelSaw('reject') || fixture.modelSaw('denied'),
+    }
   } finally {
     // Ended before its HOME is removed (claude-code-acp writes there until it exits).
     const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -84,5 +92,12 @@ for (const row of [geminiRow, claudeAcpRow, codexAcpRow]) {
   }
 }
 const out = new URL('./acp/permission-answers.json', import.meta.url)
-writeFileSync(out, JSON.stringify({ agents: { gemini: '0.61.0', 'claude-code-acp': '0.16.2', 'codex-acp': '0.16.0' }, recorded: new Date().toISOString().slice(0, 10), results }, null, 1) + '\n')
+writeFileSync(
+  out,
+  JSON.stringify(
+    { agents: { gemini: '0.61.0', 'claude-code-acp': '0.16.2', 'codex-acp': '0.16.0' }, recorded: new Date().toISOString().slice(0, 10), results },
+    null,
+    1,
+  ) + '\n',
+)
 console.log(`wrote ${out.pathname}`)

@@ -45,7 +45,11 @@ const work = mkdtempSync(join(tmpdir(), 'codex-work-'))
 const args = codexArgs({ args: fakeProviderArgs(api.url), model: 'gpt-5.5' }, {})
 mkdirSync(join(home, '.codex', 'rules'), { recursive: true })
 writeFileSync(join(home, '.codex', 'rules', 'default.rules'), 'prefix_rule(pattern = [["touch", "ls"]], decision = "prompt")\n')
-const child = spawn(codexBin, args, { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, FAKE_OPENAI_API_KEY: 'fake-key' }, stdio: ['pipe', 'pipe', 'inherit'] })
+const child = spawn(codexBin, args, {
+  cwd: work,
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, FAKE_OPENAI_API_KEY: 'fake-key' },
+  stdio: ['pipe', 'pipe', 'inherit'],
+})
 const seen: Msg[] = []
 let answerOf = 'accept'
 let nextId = 0
@@ -80,8 +84,15 @@ try {
     const toModel = api
       .responseRequests()
       .slice(before)
-      .flatMap((r) => ((r.body as { input?: { type?: string; output?: unknown }[] }).input ?? []).filter((i) => i.type === 'function_call_output').map((i) => i.output))
-    turns.push({ ...turn, asked: asked.map((m) => ({ method: m.method, params: m.params })), ran: turn.file ? existsSync(join(work, turn.file)) : undefined, toolOutputToModel: toModel.at(-1) })
+      .flatMap((r) =>
+        ((r.body as { input?: { type?: string; output?: unknown }[] }).input ?? []).filter((i) => i.type === 'function_call_output').map((i) => i.output),
+      )
+    turns.push({
+      ...turn,
+      asked: asked.map((m) => ({ method: m.method, params: m.params })),
+      ran: turn.file ? existsSync(join(work, turn.file)) : undefined,
+      toolOutputToModel: toModel.at(-1),
+    })
     console.log(`${turn.prompt} (${turn.answer}): ${asked.length} request(s), ran ${String(turns.at(-1)?.ran)}`)
   }
 } finally {
@@ -92,6 +103,10 @@ try {
   rmSync(work, { recursive: true, force: true })
 }
 const out = new URL('./codex-0.169.0/app-server-approvals.json', import.meta.url)
-const text = JSON.stringify({ cli: 'codex-cli 0.169.0', recorded: new Date().toISOString().slice(0, 10), approval_policy: 'untrusted', turns }, null, 1).replaceAll(work, '/srv/work')
+const text = JSON.stringify(
+  { cli: 'codex-cli 0.169.0', recorded: new Date().toISOString().slice(0, 10), approval_policy: 'untrusted', turns },
+  null,
+  1,
+).replaceAll(work, '/srv/work')
 writeFileSync(out, text + '\n')
 console.log(`wrote ${out.pathname}`)

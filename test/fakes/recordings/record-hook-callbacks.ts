@@ -21,7 +21,9 @@ try {
     const env = claudeEnv({ baseUrl: api.url })
     try {
       const run = await runHookScenario({ command: claudeBin, args: [], env: env.env, prompt: (command) => `run: ${command}` }, scenario)
-      console.log(`${scenario.name}: canary ${run.outcome.canaryRan ? 'RAN' : 'not run'}, exit ${run.outcome.exitCode}, tool_result ${JSON.stringify(run.outcome.toolResult?.content ?? null).slice(0, 100)}`)
+      console.log(
+        `${scenario.name}: canary ${run.outcome.canaryRan ? 'RAN' : 'not run'}, exit ${run.outcome.exitCode}, tool_result ${JSON.stringify(run.outcome.toolResult?.content ?? null).slice(0, 100)}`,
+      )
       runs.push({ ...scenario, ...run })
     } finally {
       env.cleanup()

@@ -23,7 +23,9 @@ try {
     try {
       const run = await runPromptScenario({ command: claudeBin, env: env.env }, scenario)
       api.messageRequests().splice(0)
-      console.log(`${scenario.name}: canary ${run.outcome.canaryRan ? 'RAN' : 'not run'}, requests ${run.outcome.requests.join(',')}, results ${JSON.stringify(run.outcome.toolResults).slice(0, 160)}`)
+      console.log(
+        `${scenario.name}: canary ${run.outcome.canaryRan ? 'RAN' : 'not run'}, requests ${run.outcome.requests.join(',')}, results ${JSON.stringify(run.outcome.toolResults).slice(0, 160)}`,
+      )
       runs.push({ ...scenario, ...run })
     } finally {
       env.cleanup()

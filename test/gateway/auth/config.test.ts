@@ -31,7 +31,17 @@ describe('auth config - keys and origins from file and environment', () => {
   })
 
   it('auth config - tenants: each with its keys; the plain keys are the tenant default', () => {
-    const config = resolveConfig({ auth: { tenants: [{ id: 'acme', keys: ['a1', 'a2'] }, { id: 'globex', keys: 'g1' }] } }, { SERVICE_API_KEY: 'plain' })
+    const config = resolveConfig(
+      {
+        auth: {
+          tenants: [
+            { id: 'acme', keys: ['a1', 'a2'] },
+            { id: 'globex', keys: 'g1' },
+          ],
+        },
+      },
+      { SERVICE_API_KEY: 'plain' },
+    )
     expect(tenantKeys(config.auth)).toEqual([
       { key: 'plain', tenant: 'default' },
       { key: 'a1', tenant: 'acme' },
@@ -44,9 +54,34 @@ describe('auth config - keys and origins from file and environment', () => {
   })
 
   const refused: [string, Record<string, unknown>, Record<string, string>, RegExp][] = [
-    ['a key of two tenants', { tenants: [{ id: 'acme', keys: ['k'] }, { id: 'globex', keys: ['k'] }] }, {}, /auth\.tenants\.1\.keys\.0: .*tenant "acme"/],
-    ['a tenant key that is also a plain key', { tenants: [{ id: 'acme', keys: ['k'] }] }, { SERVICE_API_KEY: 'k' }, /auth\.tenants\.0\.keys\.0: .*tenant "default"/],
-    ['a tenant listed twice', { tenants: [{ id: 'acme', keys: ['a'] }, { id: 'acme', keys: ['b'] }] }, {}, /auth\.tenants\.1\.id/],
+    [
+      'a key of two tenants',
+      {
+        tenants: [
+          { id: 'acme', keys: ['k'] },
+          { id: 'globex', keys: ['k'] },
+        ],
+      },
+      {},
+      /auth\.tenants\.1\.keys\.0: .*tenant "acme"/,
+    ],
+    [
+      'a tenant key that is also a plain key',
+      { tenants: [{ id: 'acme', keys: ['k'] }] },
+      { SERVICE_API_KEY: 'k' },
+      /auth\.tenants\.0\.keys\.0: .*tenant "default"/,
+    ],
+    [
+      'a tenant listed twice',
+      {
+        tenants: [
+          { id: 'acme', keys: ['a'] },
+          { id: 'acme', keys: ['b'] },
+        ],
+      },
+      {},
+      /auth\.tenants\.1\.id/,
+    ],
     ['the id default beside plain keys', { tenants: [{ id: 'default', keys: ['a'] }] }, { SERVICE_API_KEY: 'k' }, /auth\.tenants\.0\.id/],
     ['a tenant without keys', { tenants: [{ id: 'acme', keys: [] }] }, {}, /auth\.tenants\.0\.keys/],
     ['a tenant id with a space', { tenants: [{ id: 'ac me', keys: ['a'] }] }, {}, /auth\.tenants\.0\.id/],

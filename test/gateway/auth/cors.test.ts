@@ -64,7 +64,11 @@ describe('cors - actual requests', () => {
   const request = (path: string, init: RequestInit & { origin?: string; key?: boolean }) =>
     fetch(gateway.url + path, {
       ...init,
-      headers: { ...(init.origin !== undefined && { origin: init.origin }), ...(init.key !== false && { 'x-api-key': KEY }), ...(init.headers as Record<string, string>) },
+      headers: {
+        ...(init.origin !== undefined && { origin: init.origin }),
+        ...(init.key !== false && { 'x-api-key': KEY }),
+        ...(init.headers as Record<string, string>),
+      },
     })
 
   it.each([

@@ -4,7 +4,13 @@ import { ApiKeys } from '../../../gateway/auth/keys.ts'
 
 const KEYS = new ApiKeys(['key-A', 'key-B'])
 
-type Case = [name: string, surface: Surface, headers: Record<string, string | string[]>, query: Record<string, unknown>, expected: 'ok' | 'missing' | 'invalid' | 'repeated']
+type Case = [
+  name: string,
+  surface: Surface,
+  headers: Record<string, string | string[]>,
+  query: Record<string, unknown>,
+  expected: 'ok' | 'missing' | 'invalid' | 'repeated',
+]
 
 const CASES: Case[] = [
   ['http bearer', 'http', { authorization: 'Bearer key-A' }, {}, 'ok'],
@@ -18,11 +24,17 @@ const CASES: Case[] = [
   ['http one right, one wrong: refused', 'http', { authorization: 'Bearer key-A', 'x-api-key': 'nope' }, {}, 'invalid'],
   ['http wrong bearer, right x-api-key: refused', 'http', { authorization: 'Bearer nope', 'x-api-key': 'key-A' }, {}, 'invalid'],
   ['http Basic without a user is not a carrier', 'http', { authorization: 'Basic a2V5LUE=' }, {}, 'missing'],
-  ['http Basic of another user (a proxy\'s) is not a carrier', 'http', { authorization: 'Basic cHJveHk6a2V5LUE=' }, {}, 'missing'],
+  ["http Basic of another user (a proxy's) is not a carrier", 'http', { authorization: 'Basic cHJveHk6a2V5LUE=' }, {}, 'missing'],
   ['http Basic of user opencode carries the key as password (opencode attach --password)', 'http', { authorization: 'Basic b3BlbmNvZGU6a2V5LUE=' }, {}, 'ok'],
   ['http Basic of user opencode with a wrong password', 'http', { authorization: 'Basic b3BlbmNvZGU6bm9wZQ==' }, {}, 'invalid'],
   ['http Basic of user opencode, a password with a colon', 'http', { authorization: 'Basic b3BlbmNvZGU6a2V5LUE6eA==' }, {}, 'invalid'],
-  ['http Basic of user opencode beside a Bearer with another key: refused as repeated', 'http', { authorization: ['Basic b3BlbmNvZGU6a2V5LUI=', 'Bearer key-A'] }, {}, 'repeated'],
+  [
+    'http Basic of user opencode beside a Bearer with another key: refused as repeated',
+    'http',
+    { authorization: ['Basic b3BlbmNvZGU6a2V5LUI=', 'Bearer key-A'] },
+    {},
+    'repeated',
+  ],
   ['ws Basic is not a WebSocket carrier', 'websocket', { authorization: 'Basic b3BlbmNvZGU6a2V5LUE=' }, {}, 'missing'],
   ['http Basic is ignored beside a valid x-api-key', 'http', { authorization: 'Basic Zm9v', 'x-api-key': 'key-A' }, {}, 'ok'],
   ['http api_key query (as HotPlex documents)', 'http', {}, { api_key: 'key-A' }, 'ok'],

@@ -13,12 +13,18 @@ describe('auth origins - the browser origin rule', () => {
     expect(normalizeOrigin(text)).toBe(normal)
   })
 
-  it.each(['null', '', 'example.com', 'https://app.example.com/path', 'https://user:pw@app.example.com', 'https://app.example.com?x=1', 'file:///etc/passwd', 'not a url'])(
-    'origins - %j is not an origin',
-    (text) => {
-      expect(normalizeOrigin(text)).toBeUndefined()
-    },
-  )
+  it.each([
+    'null',
+    '',
+    'example.com',
+    'https://app.example.com/path',
+    'https://user:pw@app.example.com',
+    'https://app.example.com?x=1',
+    'file:///etc/passwd',
+    'not a url',
+  ])('origins - %j is not an origin', (text) => {
+    expect(normalizeOrigin(text)).toBeUndefined()
+  })
 
   const policy = new OriginPolicy(['https://app.example.com', 'http://localhost:3000'])
 

@@ -22,8 +22,24 @@ describe('session owners - who may use a session id', () => {
   })
 
   const cases: { name: string; existing: boolean; steps: [tenant: string, expected: string][] }[] = [
-    { name: 'the first tenant to name an id owns it; the other gets SESSION_NOT_FOUND', existing: false, steps: [['acme', 'ok'], ['globex', 'SESSION_NOT_FOUND'], ['acme', 'ok']] },
-    { name: 'a session that ran before tenants were configured is the tenant default\'s', existing: true, steps: [['acme', 'SESSION_NOT_FOUND'], ['default', 'ok'], ['globex', 'SESSION_NOT_FOUND']] },
+    {
+      name: 'the first tenant to name an id owns it; the other gets SESSION_NOT_FOUND',
+      existing: false,
+      steps: [
+        ['acme', 'ok'],
+        ['globex', 'SESSION_NOT_FOUND'],
+        ['acme', 'ok'],
+      ],
+    },
+    {
+      name: "a session that ran before tenants were configured is the tenant default's",
+      existing: true,
+      steps: [
+        ['acme', 'SESSION_NOT_FOUND'],
+        ['default', 'ok'],
+        ['globex', 'SESSION_NOT_FOUND'],
+      ],
+    },
   ]
   for (const { name, existing, steps } of cases) {
     it(`session owners - ${name}`, async () => {

@@ -59,14 +59,22 @@ describe('tenancy - where ownership is kept', () => {
     expect(foreign.status).toBe(404)
     // A REST session made on gateway two is not in the other tenant's list on gateway one.
     const rest = `prod-rest-${randomUUID()}`
-    expect((await fetch(`${two.url}/session`, { method: 'POST', headers: { ...ACME, 'content-type': 'application/json' }, body: JSON.stringify({ session_id: rest }) })).status).toBe(200)
+    expect(
+      (
+        await fetch(`${two.url}/session`, {
+          method: 'POST',
+          headers: { ...ACME, 'content-type': 'application/json' },
+          body: JSON.stringify({ session_id: rest }),
+        })
+      ).status,
+    ).toBe(200)
     const listed = (await (await fetch(`${one.url}/session`, { headers: GLOBEX })).json()) as { id: string }[]
     expect(listed.map((info) => info.id)).not.toContain(rest)
     expect((await fetch(`${one.url}/session/${rest}`, { headers: GLOBEX })).status).toBe(404)
     expect((await fetch(`${one.url}/session/${rest}`, { headers: ACME })).status).toBe(200)
   })
 
-  it('tenancy - dev mode: after a restart the conversation is still its owner\'s, never another tenant\'s', async () => {
+  it("tenancy - dev mode: after a restart the conversation is still its owner's, never another tenant's", async () => {
     const stack: Stack = await startStack(TENANTS)
     cleanups.push(() => stack.close())
     const id = `dev-${randomUUID()}`
@@ -83,7 +91,7 @@ describe('tenancy - where ownership is kept', () => {
     expect(completed).toMatchObject({ event: 'completed', data: 'Earlier prompts: remember me' })
   })
 
-  it('tenancy - the chat adapter\'s sessions belong to chat.tenant', async () => {
+  it("tenancy - the chat adapter's sessions belong to chat.tenant", async () => {
     const api = await startFakeChatApi()
     cleanups.push(() => api.stop())
     const token = 'tenancy-callback-token'
@@ -100,7 +108,10 @@ describe('tenancy - where ownership is kept', () => {
     expect(sent.status).toBe(200)
     await api.waitForSent(1)
     // The session id the adapter made is in the claims file, with its tenant.
-    const claims = (await readFile(path.join(stack.config.session.marker_dir, durableFileName('tenants')), 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+    const claims = (await readFile(path.join(stack.config.session.marker_dir, durableFileName('tenants')), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     const chat = claims.find((claim) => claim.id.startsWith('chat-'))
     expect(chat).toMatchObject({ doc: { tenant: 'globex' } })
     expect(await ask(stack.wsUrl, GLOBEX, { type: 'stats', session_id: chat.id }, 'stats')).toBe('ok')

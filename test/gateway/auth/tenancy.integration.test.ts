@@ -95,7 +95,9 @@ describe('tenancy - every surface × {owner, other tenant, no key}', () => {
     const answer = await client.next((msg) => msg.request_id === requestId && (msg.event === 'error' || done(msg)))
     if (answer.event !== 'error') return 'ok'
     const error = answer.error as { code: string; message: string }
-    return error.code === 'SESSION_NOT_FOUND' && error.message === `Session not found: ${String(frame.session_id)}` ? 'not_found' : `unexpected: ${JSON.stringify(answer)}`
+    return error.code === 'SESSION_NOT_FOUND' && error.message === `Session not found: ${String(frame.session_id)}`
+      ? 'not_found'
+      : `unexpected: ${JSON.stringify(answer)}`
   }
 
   /** A session acme made through REST (claimed, no turn). */
@@ -149,7 +151,9 @@ describe('tenancy - every surface × {owner, other tenant, no key}', () => {
         if (typeof client === 'string') return client
         const answer = await client.next((msg) => msg.session_id === shared && (msg.event === 'error' || msg.event === 'completed'))
         if (answer.event === 'completed') return 'ok'
-        return (answer.error as { code: string }).code === 'SESSION_NOT_FOUND' && client.eventsOf(shared).length === 1 ? 'not_found' : `unexpected: ${JSON.stringify(answer)}`
+        return (answer.error as { code: string }).code === 'SESSION_NOT_FOUND' && client.eventsOf(shared).length === 1
+          ? 'not_found'
+          : `unexpected: ${JSON.stringify(answer)}`
       },
     },
     {
@@ -169,7 +173,9 @@ describe('tenancy - every surface × {owner, other tenant, no key}', () => {
     {
       surface: 'SSE /v1/sessions/{id}/events with Last-Event-ID (replay)',
       run: async (who) => {
-        const response = await fetch(`${stack.url}/v1/sessions/${shared}/events`, { headers: { ...headers(who), accept: 'text/event-stream', 'last-event-id': '0' } })
+        const response = await fetch(`${stack.url}/v1/sessions/${shared}/events`, {
+          headers: { ...headers(who), accept: 'text/event-stream', 'last-event-id': '0' },
+        })
         return sseOutcome(response, shared)
       },
     },
@@ -263,7 +269,7 @@ describe('tenancy - every surface × {owner, other tenant, no key}', () => {
     }
   }
 
-  it('tenancy - /event and /global/event: a session\'s events reach its own tenant\'s subscribers only; no key: 401', async () => {
+  it("tenancy - /event and /global/event: a session's events reach its own tenant's subscribers only; no key: 401", async () => {
     const open = async (who: Who, path: string) => {
       const stream = await SseClient.open(stack.url + path, headers(who))
       streams.push(stream)
@@ -288,7 +294,7 @@ describe('tenancy - every surface × {owner, other tenant, no key}', () => {
     expect(owner.data.filter((data) => JSON.stringify(data).includes(mark))).toEqual([])
   })
 
-  it('tenancy - another tenant\'s execute never runs in the owner\'s session, and an unknown id answers the same', async () => {
+  it("tenancy - another tenant's execute never runs in the owner's session, and an unknown id answers the same", async () => {
     const owner = (await ws('owner')) as WsClient
     const stats = async () => {
       owner.send({ type: 'stats', session_id: shared, request_id: 'st' })

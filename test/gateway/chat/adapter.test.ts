@@ -204,7 +204,7 @@ describe('chat adapter', () => {
     for (const text of ['one', 'two', 'three']) chat.receive(message(text))
     // Another sender's message, received after the second: once its turn started, the second's would have too had it not waited.
     chat.receive(message('other', 'u2'))
-    await until('the first turn and the other sender\'s', () => ['one', 'other'].every((prompt) => runner.executes.some((c) => c.prompt === prompt)))
+    await until("the first turn and the other sender's", () => ['one', 'other'].every((prompt) => runner.executes.some((c) => c.prompt === prompt)))
     const ours = () => runner.executes.filter((c) => c.prompt !== 'other')
     // The second turn is not even started while the first runs.
     expect(ours().map((c) => c.prompt)).toEqual(['one'])
@@ -244,8 +244,16 @@ describe('chat adapter', () => {
     { name: 'stopped', outcome: outcome('stopped', ''), text: '(The agent was stopped.)' },
     { name: 'stopped with partial answer', outcome: outcome('stopped', 'half'), text: 'half\n\n(The agent was stopped.)' },
     { name: 'error', outcome: outcome('error', '', new ServiceError('TURN_TIMEOUT', 'too slow')), text: 'The agent failed (TURN_TIMEOUT): too slow' },
-    { name: 'error with partial answer', outcome: outcome('error', 'half', new ServiceError('ENGINE_EXITED', 'gone')), text: 'half\n\nThe agent failed (ENGINE_EXITED): gone' },
-    { name: 'completed, cut', outcome: { ...outcome('completed', 'long '), truncated: true as const }, text: 'long\n\n(The answer was longer than this and was cut.)' },
+    {
+      name: 'error with partial answer',
+      outcome: outcome('error', 'half', new ServiceError('ENGINE_EXITED', 'gone')),
+      text: 'half\n\nThe agent failed (ENGINE_EXITED): gone',
+    },
+    {
+      name: 'completed, cut',
+      outcome: { ...outcome('completed', 'long '), truncated: true as const },
+      text: 'long\n\n(The answer was longer than this and was cut.)',
+    },
   ])('adapter - reply text of a turn: $name', ({ outcome, text }) => {
     expect(replyText(outcome)).toBe(text)
   })
@@ -270,7 +278,17 @@ function askingRunner(bus: MemoryBus) {
       const id = `per_${executes.length}`
       waiting.set(id, command)
       const title = `Bash: ${command.prompt}`
-      publish(command, { event: 'permission_request', data: title, permission: { id, tool: { name: 'Bash', input: { command: command.prompt } }, title, options: ['allow_once', 'allow_always', 'deny'], expires_at: Date.now() + 60_000 } })
+      publish(command, {
+        event: 'permission_request',
+        data: title,
+        permission: {
+          id,
+          tool: { name: 'Bash', input: { command: command.prompt } },
+          title,
+          options: ['allow_once', 'allow_always', 'deny'],
+          expires_at: Date.now() + 60_000,
+        },
+      })
       return
     }
     if (command.type !== 'reply' || command.reply.kind !== 'permission') return msg.respond(okReply('close', { closed: true }))
@@ -280,7 +298,14 @@ function askingRunner(bus: MemoryBus) {
     waiting.delete(command.reply.id)
     msg.respond(okReply('reply', { resolved: true }))
     const { decision } = command.reply
-    publish(turn, { event: 'permission_resolved', data: decision, permission_id: command.reply.id, decision, source: 'client', ...(command.by && { by: command.by }) })
+    publish(turn, {
+      event: 'permission_resolved',
+      data: decision,
+      permission_id: command.reply.id,
+      decision,
+      source: 'client',
+      ...(command.by && { by: command.by }),
+    })
     publish(turn, { event: 'answer', data: decision === 'deny' ? `did not run ${turn.prompt}` : `ran ${turn.prompt}` })
     publish(turn, { event: 'completed', stats: emptyStats(), turn_stats: emptyStats() })
   })
@@ -305,7 +330,9 @@ describe('chat adapter - steering', () => {
     chat.receive(message('1'))
     await sessions.idle()
     expect(runner.executes.map((c) => c.prompt)).toEqual(['touch canary'])
-    expect(runner.replies).toMatchObject([{ session_id: session.session_id, reply: { kind: 'permission', id: 'per_1', decision: 'allow_once' }, by: 'chat:u1' }])
+    expect(runner.replies).toMatchObject([
+      { session_id: session.session_id, reply: { kind: 'permission', id: 'per_1', decision: 'allow_once' }, by: 'chat:u1' },
+    ])
     expect(texts(robot.sent)).toEqual([ASKED, 'ran touch canary'])
     expect(chat.counters).toMatchObject({ messages: 2, turns: 1, steering: 1 })
   })
@@ -322,17 +349,23 @@ describe('chat adapter - steering', () => {
     expect(texts(robot.sent)[2]).toBe('did not run touch canary')
   })
 
-  it("adapter steering - another person in the same group conversation cannot answer: their text is a turn of their own session", async () => {
+  it('adapter steering - another person in the same group conversation cannot answer: their text is a turn of their own session', async () => {
     const { runner, robot, chat, sessions, session: ours } = await asked()
     const theirs = chat.receive(message('1', 'u2'))
     await until("the other person's own request", () => robot.sent.length === 2)
     expect(theirs.session_id).not.toBe(ours.session_id)
-    expect(runner.executes.map((c) => [c.session_id, c.prompt])).toEqual([[ours.session_id, 'touch canary'], [theirs.session_id, '1']])
+    expect(runner.executes.map((c) => [c.session_id, c.prompt])).toEqual([
+      [ours.session_id, 'touch canary'],
+      [theirs.session_id, '1'],
+    ])
     expect(runner.replies).toEqual([])
     expect(robot.sent.map((m) => (m.body as { userIds: string[] }).userIds[0])).toEqual(['u1', 'u2'])
     chat.receive(message('deny', 'u2'))
     chat.receive(message('allow'))
     await sessions.idle()
-    expect(runner.replies.map((c) => [c.session_id, c.reply.id, c.by])).toEqual([[theirs.session_id, 'per_2', 'chat:u2'], [ours.session_id, 'per_1', 'chat:u1']])
+    expect(runner.replies.map((c) => [c.session_id, c.reply.id, c.by])).toEqual([
+      [theirs.session_id, 'per_2', 'chat:u2'],
+      [ours.session_id, 'per_1', 'chat:u1'],
+    ])
   })
 })

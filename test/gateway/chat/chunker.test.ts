@@ -134,18 +134,23 @@ describe('chat chunker', () => {
       { weight: 2, arbitrary: fc.constantFrom('😀', '👩‍💻', '🇫🇷', '𝄞') },
     )
     fc.assert(
-      fc.property(fc.array(char, { maxLength: 400 }).map((chars) => chars.join('')), fc.integer({ min: 12, max: 80 }), (text, limit) => {
-        const parts = chunkMessage(text, { limit })
-        const normalized = text.replace(/^(?:[ \t]*\n)+/, '').trimEnd()
-        if (normalized.trim() === '') return parts.length === 0
-        for (const part of parts) {
-          expect(codePointLength(part)).toBeLessThanOrEqual(limit)
-          expect(hasLoneSurrogate(part)).toBe(false)
-        }
-        const texts = parts.length === 1 ? parts : parts.map((part, i) => part.replace(PREFIX, (m, a, b) => (Number(a) === i + 1 && Number(b) === parts.length ? '' : m)))
-        expect(texts.join('').replace(/\n/g, '')).toBe(normalized.replace(/\n/g, ''))
-        return true
-      }),
+      fc.property(
+        fc.array(char, { maxLength: 400 }).map((chars) => chars.join('')),
+        fc.integer({ min: 12, max: 80 }),
+        (text, limit) => {
+          const parts = chunkMessage(text, { limit })
+          const normalized = text.replace(/^(?:[ \t]*\n)+/, '').trimEnd()
+          if (normalized.trim() === '') return parts.length === 0
+          for (const part of parts) {
+            expect(codePointLength(part)).toBeLessThanOrEqual(limit)
+            expect(hasLoneSurrogate(part)).toBe(false)
+          }
+          const texts =
+            parts.length === 1 ? parts : parts.map((part, i) => part.replace(PREFIX, (m, a, b) => (Number(a) === i + 1 && Number(b) === parts.length ? '' : m)))
+          expect(texts.join('').replace(/\n/g, '')).toBe(normalized.replace(/\n/g, ''))
+          return true
+        },
+      ),
       { numRuns: 500 },
     )
   })

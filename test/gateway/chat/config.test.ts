@@ -92,7 +92,10 @@ describe('chat config', () => {
 
   it('chat config - app_token and bot_token win over app_secret and callback_token; the environment wins over both', () => {
     expect(chat({ ...ENABLED, app_token: 'file-token', bot_token: 'file-bot' })).toMatchObject({ app_secret: 'file-token', callback_token: 'file-bot' })
-    expect(chat({ ...ENABLED, app_token: 'file-token' }, { SERVICE_CHAT_APP_TOKEN: 'env-token' })).toMatchObject({ app_secret: 'env-token', callback_token: 'cb' })
+    expect(chat({ ...ENABLED, app_token: 'file-token' }, { SERVICE_CHAT_APP_TOKEN: 'env-token' })).toMatchObject({
+      app_secret: 'env-token',
+      callback_token: 'cb',
+    })
   })
 
   it.each([

@@ -120,7 +120,11 @@ describe('chat round trip', () => {
   })
 
   it('round trip - unsigned and stale callbacks start nothing', async () => {
-    const unsigned = await fetch(`${stack.url}${CALLBACK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(textCallback('x')) })
+    const unsigned = await fetch(`${stack.url}${CALLBACK_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(textCallback('x')),
+    })
     expect(unsigned.status).toBe(401)
     const stale = await callback(textCallback('x'), signedQuery(TOKEN, Date.now() - 10 * 60_000))
     expect(stale.status).toBe(401)

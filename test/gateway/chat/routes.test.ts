@@ -41,7 +41,12 @@ afterEach(async () => {
 })
 
 function post(query: string, body: unknown, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url: `${CALLBACK_PATH}?${query}`, payload: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } })
+  return app.inject({
+    method: 'POST',
+    url: `${CALLBACK_PATH}?${query}`,
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  })
 }
 
 describe('chat callback routes', () => {

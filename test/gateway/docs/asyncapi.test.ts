@@ -21,10 +21,24 @@ describe('asyncapi - the native WebSocket document', () => {
 
   it('asyncapi - every client frame and every event a client sees is a message, with its payload schema', async () => {
     const { document } = await parser.parse(JSON.stringify(asyncApiDocument()))
-    const received = document!.operations().get('receiveFrame')!.messages().all().map((message) => message.name())
-    const sent = document!.operations().get('sendEvent')!.messages().all().map((message) => message.name())
+    const received = document!
+      .operations()
+      .get('receiveFrame')!
+      .messages()
+      .all()
+      .map((message) => message.name())
+    const sent = document!
+      .operations()
+      .get('sendEvent')!
+      .messages()
+      .all()
+      .map((message) => message.name())
     expect(received.sort()).toEqual(Object.keys(ClientFrames).sort())
-    expect(sent.sort()).toEqual(Object.keys(Events).filter((event) => event !== 'turn_started').sort())
+    expect(sent.sort()).toEqual(
+      Object.keys(Events)
+        .filter((event) => event !== 'turn_started')
+        .sort(),
+    )
     const execute = document!.components().messages().get('frame_execute')!.payload()!.json() as { required: string[]; properties: Record<string, unknown> }
     expect(execute.required).toEqual(['type', 'prompt'])
     const completed = document!.components().messages().get('event_completed')!.payload()!.json() as { properties: Record<string, unknown> }

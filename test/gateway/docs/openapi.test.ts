@@ -54,13 +54,27 @@ describe('openapi - the document of every route', () => {
 
   it('openapi - lists every registered route with its methods (native, sessions, OpenCode, chat callback, documents)', () => {
     const registered = registeredOperations(gateway.app)
-    expect(registered).toEqual(expect.arrayContaining(['GET /v1/sessions', 'DELETE /v1/sessions/{id}', 'POST /v1/agent/chat', 'GET /ws/v1/agent', 'GET /session', 'POST /v1/chat/callback', 'GET /openapi.json']))
+    expect(registered).toEqual(
+      expect.arrayContaining([
+        'GET /v1/sessions',
+        'DELETE /v1/sessions/{id}',
+        'POST /v1/agent/chat',
+        'GET /ws/v1/agent',
+        'GET /session',
+        'POST /v1/chat/callback',
+        'GET /openapi.json',
+      ]),
+    )
     expect(documentedOperations(document)).toEqual(registered)
   })
 
-  it('openapi - the directory\'s schemas are the routes\' zod schemas: query parameters, the answer, the error shape', () => {
+  it("openapi - the directory's schemas are the routes' zod schemas: query parameters, the answer, the error shape", () => {
     const list = document.paths['/v1/sessions'].get
-    expect(list.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`).sort()).toEqual(['query:cursor', 'query:limit', 'query:state'])
+    expect(list.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`).sort()).toEqual([
+      'query:cursor',
+      'query:limit',
+      'query:state',
+    ])
     const session = list.responses['200'].content['application/json'].schema.properties.sessions.items
     expect(session.required).toEqual(expect.arrayContaining(['session_id', 'state', 'owner', 'work_dir', 'created_at', 'last_active', 'queued_turns', 'stats']))
     expect(list.responses['404'].content['application/json'].schema.required).toEqual(['code', 'message'])

@@ -11,24 +11,44 @@ import { ErrorCodes, type ErrorCode } from '../../../contract/mod.ts'
 import { ChatConfigSchema } from '../../../gateway/chat/mod.ts'
 import { signedQuery, textCallback } from '../../fixtures/chat.ts'
 import { gatewayUnderTest, type GatewayUnderTest } from '../../fixtures/gateway.ts'
-import { anyJson, collectGarbage, deepNesting, hugeString, invalidUtf8, isClearError, malformedJson, settledHeap, withUnknownFields, wrongTypes } from './inputs.ts'
+import {
+  anyJson,
+  collectGarbage,
+  deepNesting,
+  hugeString,
+  invalidUtf8,
+  isClearError,
+  malformedJson,
+  settledHeap,
+  withUnknownFields,
+  wrongTypes,
+} from './inputs.ts'
 
 const TOKEN = 'fuzz-callback-token'
 const URL_PATH = '/v1/chat/callback'
 
 const forged = fc.record(
-  { signature: fc.oneof(fc.string(), fc.base64String({ maxLength: 64 })), timestamp: fc.oneof(fc.string(), fc.integer().map(String), fc.constant(String(Date.now()))), nonce: fc.string() },
+  {
+    signature: fc.oneof(fc.string(), fc.base64String({ maxLength: 64 })),
+    timestamp: fc.oneof(fc.string(), fc.integer().map(String), fc.constant(String(Date.now()))),
+    nonce: fc.string(),
+  },
   { requiredKeys: [] },
 )
 
 const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
   malformedJson,
   anyJson.map((value) => JSON.stringify(value)),
-  withUnknownFields(wrongTypes(['text', 'picture', 'file'], ['msgtype', 'conversationId', 'senderId', 'robotCode', 'text', 'senderNick', 'isAdmin', 'createAt']) as fc.Arbitrary<Record<string, unknown>>).map((value) =>
-    JSON.stringify({ ...value, msgtype: value.type }),
-  ),
+  withUnknownFields(
+    wrongTypes(
+      ['text', 'picture', 'file'],
+      ['msgtype', 'conversationId', 'senderId', 'robotCode', 'text', 'senderNick', 'isAdmin', 'createAt'],
+    ) as fc.Arbitrary<Record<string, unknown>>,
+  ).map((value) => JSON.stringify({ ...value, msgtype: value.type })),
   // Valid text callbacks with unknown fields (robotCode left out: no reply is sent anywhere).
-  withUnknownFields(fc.string({ minLength: 1, maxLength: 50 }).map((content) => textCallback(content, { robotCode: undefined }))).map((value) => JSON.stringify(value)),
+  withUnknownFields(fc.string({ minLength: 1, maxLength: 50 }).map((content) => textCallback(content, { robotCode: undefined }))).map((value) =>
+    JSON.stringify(value),
+  ),
   hugeString.map((text) => JSON.stringify(textCallback(text.repeat(12), { robotCode: undefined }))),
   deepNesting,
   invalidUtf8,
@@ -37,7 +57,15 @@ const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
 describe('fuzz - chat callbacks', () => {
   let gateway: GatewayUnderTest
   beforeAll(async () => {
-    const chat = ChatConfigSchema.parse({ enabled: true, app_key: 'app', app_secret: 'secret', callback_token: TOKEN, api_url: 'http://127.0.0.1:9', send_attempts: 1, request_timeout: '1s' })
+    const chat = ChatConfigSchema.parse({
+      enabled: true,
+      app_key: 'app',
+      app_secret: 'secret',
+      callback_token: TOKEN,
+      api_url: 'http://127.0.0.1:9',
+      send_attempts: 1,
+      request_timeout: '1s',
+    })
     gateway = await gatewayUnderTest({ chat })
   })
   afterAll(async () => gateway.close())
@@ -92,7 +120,12 @@ describe('fuzz - chat callbacks', () => {
     const inputs = fc.sample(fc.tuple(fc.boolean(), fc.oneof(malformedJson, deepNesting, invalidUtf8)), { numRuns: 2_000, seed: 11 })
     const run = async () => {
       for (const [signed, body] of inputs) {
-        await gateway.app.inject({ method: 'POST', url: signed ? `${URL_PATH}?${signedQuery(TOKEN, Date.now())}` : URL_PATH, headers: { 'content-type': 'application/json' }, payload: body })
+        await gateway.app.inject({
+          method: 'POST',
+          url: signed ? `${URL_PATH}?${signedQuery(TOKEN, Date.now())}` : URL_PATH,
+          headers: { 'content-type': 'application/json' },
+          payload: body,
+        })
       }
     }
     await run()

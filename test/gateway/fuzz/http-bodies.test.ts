@@ -10,7 +10,19 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ErrorCodes, type ErrorCode } from '../../../contract/mod.ts'
 import { gatewayUnderTest, type GatewayUnderTest } from '../../fixtures/gateway.ts'
-import { anyJson, collectGarbage, deepNesting, FUZZ_LIMIT, hugeString, invalidUtf8, isClearError, malformedJson, settledHeap, withUnknownFields, wrongTypes } from './inputs.ts'
+import {
+  anyJson,
+  collectGarbage,
+  deepNesting,
+  FUZZ_LIMIT,
+  hugeString,
+  invalidUtf8,
+  isClearError,
+  malformedJson,
+  settledHeap,
+  withUnknownFields,
+  wrongTypes,
+} from './inputs.ts'
 
 /** Where a body goes, and which error shape answers there. */
 const ROUTES = [
@@ -22,9 +34,31 @@ const ROUTES = [
   { method: 'POST', url: '/no/such/route', shape: 'service' },
 ] as const
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', undefined] as const
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  undefined,
+] as const
 
-const PROMPT_FIELDS = ['prompt', 'parts', 'message', 'session_id', 'work_dir', 'system_prompt', 'system', 'model', 'agent', 'noReply', 'messageID', 'instructions', 'title']
+const PROMPT_FIELDS = [
+  'prompt',
+  'parts',
+  'message',
+  'session_id',
+  'work_dir',
+  'system_prompt',
+  'system',
+  'model',
+  'agent',
+  'noReply',
+  'messageID',
+  'instructions',
+  'title',
+]
 
 const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
   malformedJson,
@@ -103,7 +137,19 @@ describe('fuzz - HTTP bodies', () => {
   it('fuzz - the heap stays flat over thousands of bad bodies', async () => {
     const gc = collectGarbage()
     // Bodies that no route accepts: a valid one would legitimately store a session or a message.
-    const inputs = fc.sample(fc.record({ route: fc.constantFrom(...ROUTES), body: fc.oneof(malformedJson, deepNesting, invalidUtf8, hugeString.map((text) => JSON.stringify({ noReply: 1, pad: text }))), contentType: fc.constant('application/json') }), { numRuns: 2_000, seed: 7 })
+    const inputs = fc.sample(
+      fc.record({
+        route: fc.constantFrom(...ROUTES),
+        body: fc.oneof(
+          malformedJson,
+          deepNesting,
+          invalidUtf8,
+          hugeString.map((text) => JSON.stringify({ noReply: 1, pad: text })),
+        ),
+        contentType: fc.constant('application/json'),
+      }),
+      { numRuns: 2_000, seed: 7 },
+    )
     const run = async () => {
       for (const input of inputs) await send(input)
     }

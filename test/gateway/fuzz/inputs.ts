@@ -14,19 +14,21 @@ import type { GatewayUnderTest } from '../../fixtures/gateway.ts'
 export const FUZZ_LIMIT = 16 * 1024
 
 /** Text that is not JSON: random text, truncated and mangled JSON. */
-export const malformedJson = fc.oneof(
-  fc.string({ maxLength: 200 }),
-  fc.json({ maxDepth: 3 }).map((json) => json.slice(0, Math.max(0, json.length - 1))),
-  fc.json({ maxDepth: 3 }).map((json) => `${json},`),
-  fc.constantFrom('', ' ', '{', '[', '{"type":', '{"type":"execute",}', "{'type':'execute'}", 'NaN', '{"a":1}{"b":2}', '\u0000', '\ufeff{}'),
-).filter((text) => {
-  try {
-    JSON.parse(text)
-    return false
-  } catch {
-    return true
-  }
-})
+export const malformedJson = fc
+  .oneof(
+    fc.string({ maxLength: 200 }),
+    fc.json({ maxDepth: 3 }).map((json) => json.slice(0, Math.max(0, json.length - 1))),
+    fc.json({ maxDepth: 3 }).map((json) => `${json},`),
+    fc.constantFrom('', ' ', '{', '[', '{"type":', '{"type":"execute",}', "{'type':'execute'}", 'NaN', '{"a":1}{"b":2}', '\u0000', '\ufeff{}'),
+  )
+  .filter((text) => {
+    try {
+      JSON.parse(text)
+      return false
+    } catch {
+      return true
+    }
+  })
 
 /** Any JSON value (objects with unknown fields, arrays, scalars). */
 export const anyJson = fc.jsonValue({ maxDepth: 4 })
@@ -48,25 +50,22 @@ export function withUnknownFields(base: fc.Arbitrary<Record<string, unknown>>) {
 }
 
 /** Strings around and far over the size limits. */
-export const hugeString = fc.oneof(
-  fc.integer({ min: FUZZ_LIMIT - 64, max: FUZZ_LIMIT + 64 }),
-  fc.integer({ min: 2 * FUZZ_LIMIT, max: 3 * FUZZ_LIMIT }),
-).map((length) => 'é'.repeat(Math.ceil(length / 2)))
+export const hugeString = fc
+  .oneof(fc.integer({ min: FUZZ_LIMIT - 64, max: FUZZ_LIMIT + 64 }), fc.integer({ min: 2 * FUZZ_LIMIT, max: 3 * FUZZ_LIMIT }))
+  .map((length) => 'é'.repeat(Math.ceil(length / 2)))
 
 /**
  * JSON nested deeper than any schema: arrays, objects, and under known
  * fields; up to twice FUZZ_LIMIT long, so both the parser and the size
  * limit see it (still under the WebSocket hard cap, beyond which `ws` closes).
  */
-export const deepNesting = fc
-  .tuple(fc.constantFrom('array', 'object', 'field'), fc.double({ min: 0.01, max: 2, noNaN: true }))
-  .map(([kind, share]) => {
-    const bytesPerLevel = kind === 'array' ? 2 : kind === 'object' ? 6 : 8
-    const depth = Math.max(1, Math.floor((share * FUZZ_LIMIT) / bytesPerLevel))
-    if (kind === 'array') return '['.repeat(depth) + ']'.repeat(depth)
-    if (kind === 'object') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
-    return `{"type":${'['.repeat(depth)}${']'.repeat(depth)},"prompt":${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}}`
-  })
+export const deepNesting = fc.tuple(fc.constantFrom('array', 'object', 'field'), fc.double({ min: 0.01, max: 2, noNaN: true })).map(([kind, share]) => {
+  const bytesPerLevel = kind === 'array' ? 2 : kind === 'object' ? 6 : 8
+  const depth = Math.max(1, Math.floor((share * FUZZ_LIMIT) / bytesPerLevel))
+  if (kind === 'array') return '['.repeat(depth) + ']'.repeat(depth)
+  if (kind === 'object') return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+  return `{"type":${'['.repeat(depth)}${']'.repeat(depth)},"prompt":${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}}`
+})
 
 /** Byte sequences that are not UTF-8. */
 export const invalidUtf8 = fc
@@ -80,7 +79,13 @@ export const invalidUtf8 = fc
 /** True for a well-formed error body: a registered code and a message that says something, briefly. */
 export function isClearError(error: unknown): boolean {
   const body = error as { code?: unknown; message?: unknown } | undefined
-  return typeof body?.code === 'string' && Object.hasOwn(ErrorCodes, body.code) && typeof body.message === 'string' && body.message.length > 0 && body.message.length <= 1_000
+  return (
+    typeof body?.code === 'string' &&
+    Object.hasOwn(ErrorCodes, body.code) &&
+    typeof body.message === 'string' &&
+    body.message.length > 0 &&
+    body.message.length <= 1_000
+  )
 }
 
 /** Answers the `version` command like a runner would, so a valid request can succeed on a runner-less gateway. */

@@ -19,9 +19,15 @@ const value = fc.oneof(
   fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '%C0%AF', '%FF', '-1', '0', '1e309', 'NaN', '0x10', '9007199254740993', '', '[]', '{}', '%2e%2e%2f'),
   fc.integer({ min: 500, max: 5_000 }).map((n) => 'q'.repeat(n)),
 )
-const name = fc.oneof(fc.constantFrom('limit', 'session_id', 'api_key', 'last_seq', 'directory', '__proto__', 'constructor', 'limit[]'), fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent))
+const name = fc.oneof(
+  fc.constantFrom('limit', 'session_id', 'api_key', 'last_seq', 'directory', '__proto__', 'constructor', 'limit[]'),
+  fc.string({ minLength: 1, maxLength: 12 }).map(encodeURIComponent),
+)
 const query = fc.array(fc.tuple(name, value), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'))
-const segment = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent), fc.constantFrom('%', '%zz', '..', '%2e%2e', '%00', 'x'.repeat(400), 'ses_%E0%A4%A'))
+const segment = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+  fc.constantFrom('%', '%zz', '..', '%2e%2e', '%00', 'x'.repeat(400), 'ses_%E0%A4%A'),
+)
 
 describe('fuzz - query strings and paths', () => {
   let gateway: GatewayUnderTest
@@ -49,7 +55,14 @@ describe('fuzz - query strings and paths', () => {
         if (response.statusCode < 400) return
         const body = response.json()
         // A path that matches no route, or cannot be decoded, is the service's; the rest keep their route's shape.
-        const error = 'code' in body && !('name' in body) ? body : shape === 'opencode' ? (body.name === 'NotFoundError' ? { code: 'SESSION_NOT_FOUND', message: body.data?.message } : body.data) : undefined
+        const error =
+          'code' in body && !('name' in body)
+            ? body
+            : shape === 'opencode'
+              ? body.name === 'NotFoundError'
+                ? { code: 'SESSION_NOT_FOUND', message: body.data?.message }
+                : body.data
+              : undefined
         expect(isClearError(error), label).toBe(true)
         expect(response.statusCode, label).toBe(ErrorCodes[(error as { code: ErrorCode }).code].status)
       }),

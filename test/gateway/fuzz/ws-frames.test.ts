@@ -8,7 +8,20 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { gatewayUnderTest, type GatewayUnderTest } from '../../fixtures/gateway.ts'
-import { answerVersion, anyJson, collectGarbage, deepNesting, FUZZ_LIMIT, hugeString, invalidUtf8, isClearError, malformedJson, settledHeap, withUnknownFields, wrongTypes } from './inputs.ts'
+import {
+  answerVersion,
+  anyJson,
+  collectGarbage,
+  deepNesting,
+  FUZZ_LIMIT,
+  hugeString,
+  invalidUtf8,
+  isClearError,
+  malformedJson,
+  settledHeap,
+  withUnknownFields,
+  wrongTypes,
+} from './inputs.ts'
 
 /** A connection that hands out the answers to one frame at a time. */
 class FuzzSocket {
@@ -71,7 +84,9 @@ const FRAME_FIELDS = ['session_id', 'prompt', 'instructions', 'work_dir', 'reque
 /** Frames that must each be answered by an error event. */
 const badFrames: fc.Arbitrary<{ frame: string | Buffer; binary?: boolean }> = fc.oneof(
   malformedJson.map((frame) => ({ frame })),
-  anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value) || !('type' in value)).map((value) => ({ frame: JSON.stringify(value) })),
+  anyJson
+    .filter((value) => typeof value !== 'object' || value === null || Array.isArray(value) || !('type' in value))
+    .map((value) => ({ frame: JSON.stringify(value) })),
   withUnknownFields(wrongTypes(FRAME_TYPES, FRAME_FIELDS) as fc.Arbitrary<Record<string, unknown>>)
     .filter((frame) => frame.type !== 'session_start')
     .map((frame) => ({ frame: JSON.stringify(frame) })),

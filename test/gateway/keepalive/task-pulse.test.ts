@@ -34,8 +34,23 @@ function fakeClock(): PulseClock & { advance(ms: number): void; timers: number }
   }
 }
 
-const toolUse = (session: string, id: string, turn = 't1'): ServiceEvent => ({ event: 'tool_use', session_id: session, turn_id: turn, seq: 4, data: 'Bash', tool: { id, name: 'Bash', input: { command: 'sleep 60' } } })
-const toolResult = (session: string, id: string, turn = 't1'): ServiceEvent => ({ event: 'tool_result', session_id: session, turn_id: turn, seq: 5, data: '', tool: { id, name: 'Bash' }, is_error: false })
+const toolUse = (session: string, id: string, turn = 't1'): ServiceEvent => ({
+  event: 'tool_use',
+  session_id: session,
+  turn_id: turn,
+  seq: 4,
+  data: 'Bash',
+  tool: { id, name: 'Bash', input: { command: 'sleep 60' } },
+})
+const toolResult = (session: string, id: string, turn = 't1'): ServiceEvent => ({
+  event: 'tool_result',
+  session_id: session,
+  turn_id: turn,
+  seq: 5,
+  data: '',
+  tool: { id, name: 'Bash' },
+  is_error: false,
+})
 
 describe('keepalive task pulse - task_boundary while a tool runs', () => {
   it('task pulse - one pulse per interval while the tool runs, none after its result', () => {
@@ -46,7 +61,9 @@ describe('keepalive task pulse - task_boundary while a tool runs', () => {
     clock.advance(29_999)
     expect(sent).toEqual([])
     clock.advance(1)
-    expect(sent).toEqual([{ event: 'task_boundary', session_id: 's1', turn_id: 't1', data: 'tool running', tool: { id: 'toolu_1', name: 'Bash' }, elapsed_ms: 30_000, ts: 30_000 }])
+    expect(sent).toEqual([
+      { event: 'task_boundary', session_id: 's1', turn_id: 't1', data: 'tool running', tool: { id: 'toolu_1', name: 'Bash' }, elapsed_ms: 30_000, ts: 30_000 },
+    ])
     clock.advance(60_000)
     expect(sent.map((event) => event.elapsed_ms)).toEqual([30_000, 60_000, 90_000])
     pulse.observe(toolResult('s1', 'toolu_1'))
@@ -92,7 +109,14 @@ describe('keepalive task pulse - task_boundary while a tool runs', () => {
     const sent: unknown[] = []
     const pulse = new TaskPulse((event) => sent.push(event), 1_000, clock)
     pulse.observe(toolUse('s1', 'a'))
-    pulse.observe({ event: 'error', session_id: 's1', turn_id: 't1', data: 'denied', error: { code: 'WAF_BLOCKED', message: 'denied' }, tool: { name: 'Bash' } })
+    pulse.observe({
+      event: 'error',
+      session_id: 's1',
+      turn_id: 't1',
+      data: 'denied',
+      error: { code: 'WAF_BLOCKED', message: 'denied' },
+      tool: { name: 'Bash' },
+    })
     expect(pulse.running).toBe(1)
   })
 })

@@ -34,11 +34,7 @@ async function connect(url: string): Promise<RawClient> {
   return {
     socket,
     text: () => received,
-    closed: () =>
-      Promise.race([
-        ended.promise.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), CLOSE_WAIT_MS)),
-      ]),
+    closed: () => Promise.race([ended.promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), CLOSE_WAIT_MS))]),
   }
 }
 

@@ -12,7 +12,11 @@ describe('limits - concurrent sessions (limits.max_active_sessions)', () => {
     client.send({ type: 'execute', session_id: 'other', prompt: 'hi', request_id: 2 })
     expect(await client.next((msg) => msg.request_id === 2)).toMatchObject({ event: 'error', session_id: 'other', error: { code: 'OVERLOADED' } })
 
-    const response = await fetch(`${stack.url}/v1/agent/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 'third', message: 'hi' }) })
+    const response = await fetch(`${stack.url}/v1/agent/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 'third', message: 'hi' }),
+    })
     expect(response.status).toBe(503)
     expect(response.headers.get('retry-after')).toBe('3')
     expect(await response.json()).toMatchObject({ error: { code: 'OVERLOADED' } })
@@ -45,7 +49,13 @@ describe('keepalive - task_boundary pulses on the WebSocket', () => {
       const at = events.indexOf(pulse)
       expect(at).toBeGreaterThan(use)
       expect(at).toBeLessThan(result)
-      expect(pulse).toMatchObject({ session_id: 'p1', turn_id: events[use]!.turn_id, data: 'tool running', tool: { id: tool.id, name: tool.name }, elapsed_ms: expect.any(Number) })
+      expect(pulse).toMatchObject({
+        session_id: 'p1',
+        turn_id: events[use]!.turn_id,
+        data: 'tool running',
+        tool: { id: tool.id, name: tool.name },
+        elapsed_ms: expect.any(Number),
+      })
       expect(pulse.seq).toBeUndefined()
     }
     // Elapsed time grows pulse by pulse.

@@ -37,7 +37,10 @@ function fakeRunner(gateway: GatewayUnderTest) {
       return executes[n - 1]!
     },
     emit(command: CommandOf<'execute'>, event: Record<string, unknown>): void {
-      gateway.bus.publish(s.events(command.session_id), JSON.stringify({ session_id: command.session_id, turn_id: command.turn_id, seq: ++seq, ts: Date.now(), ...event }))
+      gateway.bus.publish(
+        s.events(command.session_id),
+        JSON.stringify({ session_id: command.session_id, turn_id: command.turn_id, seq: ++seq, ts: Date.now(), ...event }),
+      )
     },
     complete(command: CommandOf<'execute'>): void {
       this.emit(command, { event: 'completed', data: '', stats: emptyStats(), turn_stats: emptyStats() })

@@ -63,7 +63,11 @@ describe('chat route - POST /v1/agent/chat', () => {
   it('json - a failed turn answers its code and status in the service error shape', async () => {
     const { status, body } = await post({ session_id: 'chat-fail', message: 'fail' })
     expect(status).toBe(500)
-    expect(body).toMatchObject({ error: { code: 'ENGINE_ERROR', message: expect.stringContaining('500') }, session_id: 'chat-fail', turn_id: expect.stringMatching(/^turn_/) })
+    expect(body).toMatchObject({
+      error: { code: 'ENGINE_ERROR', message: expect.stringContaining('500') },
+      session_id: 'chat-fail',
+      turn_id: expect.stringMatching(/^turn_/),
+    })
   })
 
   it('400 - a missing message or broken JSON, as {error: {code, message}}', async () => {
@@ -90,7 +94,9 @@ describe('chat route - POST /v1/agent/chat', () => {
   it('event-stream - a turn that cannot start ends the stream with a native error event', async () => {
     const stream = await SseClient.post(`${stack.url}/v1/agent/chat`, { session_id: 'chat-bad-dir', message: 'x', work_dir: '../outside' })
     await stream.untilEnd()
-    expect(stream.data).toEqual([{ event: 'error', session_id: 'chat-bad-dir', data: expect.any(String), error: { code: 'WORK_DIR_REJECTED', message: expect.any(String) } }])
+    expect(stream.data).toEqual([
+      { event: 'error', session_id: 'chat-bad-dir', data: expect.any(String), error: { code: 'WORK_DIR_REJECTED', message: expect.any(String) } },
+    ])
   })
 
   it('a chat turn on a REST session shows in its messages and on the event stream', async () => {

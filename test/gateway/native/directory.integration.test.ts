@@ -131,7 +131,15 @@ describe.each([
 
   it('directory - GET /v1/sessions/{id}: state, owner runner, work_dir, times, queued turns, stats', async () => {
     const session = await idleAfter(ids.rest, 1)
-    expect(session).toMatchObject({ session_id: ids.rest, state: 'idle', work_dir: expect.stringMatching(/^\/.*\/rest-dir$/), engine: 'claude', turn_id: null, queued_turns: 0, stats: { turns: 1 } })
+    expect(session).toMatchObject({
+      session_id: ids.rest,
+      state: 'idle',
+      work_dir: expect.stringMatching(/^\/.*\/rest-dir$/),
+      engine: 'claude',
+      turn_id: null,
+      queued_turns: 0,
+      stats: { turns: 1 },
+    })
     expect(session.owner).toEqual(expect.any(String))
     expect(session.last_active).toBeGreaterThanOrEqual(session.created_at)
   })
@@ -139,7 +147,12 @@ describe.each([
   /** The answer of each route for each caller: another tenant's session answers exactly as an unknown one. */
   const ROUTES = [
     { name: 'GET /v1/sessions/{id}', method: 'GET', path: (id: string) => `/v1/sessions/${id}`, headers: {} },
-    { name: 'GET /v1/sessions/{id}/events (JSON)', method: 'GET', path: (id: string) => `/v1/sessions/${id}/events?after_seq=0`, headers: { accept: 'application/json' } },
+    {
+      name: 'GET /v1/sessions/{id}/events (JSON)',
+      method: 'GET',
+      path: (id: string) => `/v1/sessions/${id}/events?after_seq=0`,
+      headers: { accept: 'application/json' },
+    },
   ] as const
 
   it.each(ROUTES)('directory - $name: owner 200, other tenant 404 as for an unknown id, no key 401', async ({ method, path, headers }) => {
@@ -159,7 +172,8 @@ describe.each([
     expect(all.has_more).toBe(false)
     const first = (await http('owner', 'GET', `/v1/sessions/${ids.ws}/events?limit=1`, { accept: 'application/json' })).body as SessionEventsPage
     expect(first).toMatchObject({ events: [all.events[0]], next_after_seq: all.events[0]!.seq, has_more: true })
-    const rest = (await http('owner', 'GET', `/v1/sessions/${ids.ws}/events?after_seq=${first.next_after_seq}`, { accept: 'application/json' })).body as SessionEventsPage
+    const rest = (await http('owner', 'GET', `/v1/sessions/${ids.ws}/events?after_seq=${first.next_after_seq}`, { accept: 'application/json' }))
+      .body as SessionEventsPage
     expect(rest.events).toEqual(all.events.slice(1))
     expect(rest.next_after_seq).toBe(all.events.at(-1)!.seq)
   })

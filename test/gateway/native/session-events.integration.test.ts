@@ -21,7 +21,9 @@ async function readSse(stream: SseClient, until: (data: Record<string, unknown>)
   const last = await stream.next(until)
   stream.close()
   const frames = stream.frames.filter((frame) => frame.data !== undefined)
-  return frames.slice(0, frames.findIndex((frame) => frame.data === last) + 1).map(({ id, data }) => ({ ...(id !== undefined && { id }), data: data as Record<string, unknown> }))
+  return frames
+    .slice(0, frames.findIndex((frame) => frame.data === last) + 1)
+    .map(({ id, data }) => ({ ...(id !== undefined && { id }), data: data as Record<string, unknown> }))
 }
 
 describe('session event stream', () => {
@@ -33,7 +35,7 @@ describe('session event stream', () => {
     await stack.close()
   })
 
-  it('sse - streams a session\'s native events with their sequence as id; Last-Event-ID resumes after it', async () => {
+  it("sse - streams a session's native events with their sequence as id; Last-Event-ID resumes after it", async () => {
     const client = await WsClient.connect(stack.wsUrl)
     client.send({ type: 'execute', session_id: 'sse-1', prompt: 'tool: echo streamed' })
     await client.event('completed', 'sse-1')
@@ -42,7 +44,10 @@ describe('session event stream', () => {
     const resumeAfter = all[1]!.seq as number
 
     // A resume replays stored events only: the token deltas were live only.
-    const frames = await readSse(await openSse(`${stack.url}/v1/sessions/sse-1/events`, { 'last-event-id': String(resumeAfter) }), (data) => data.event === 'completed')
+    const frames = await readSse(
+      await openSse(`${stack.url}/v1/sessions/sse-1/events`, { 'last-event-id': String(resumeAfter) }),
+      (data) => data.event === 'completed',
+    )
     expect(frames.map((frame) => Number(frame.id))).toEqual(all.slice(2).map((event) => event.seq))
     expect(frames.map((frame) => frame.data.event)).toEqual(all.slice(2).map((event) => event.event))
   })

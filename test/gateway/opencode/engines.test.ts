@@ -3,12 +3,12 @@ import type { Command, ReplyOf } from '../../../contract/mod.ts'
 import { engineNames, engineOfModel } from '../../../gateway/opencode/engines.ts'
 import type { Runners } from '../../../gateway/runners.ts'
 
-describe('opencode engines - an engine is a model of the service\'s provider', () => {
+describe("opencode engines - an engine is a model of the service's provider", () => {
   it.each([
     ['no model', undefined, undefined],
     ['the default model', { providerID: 'agent-runtime', modelID: 'default' }, undefined],
     ['an engine of the service', { providerID: 'agent-runtime', modelID: 'gemini' }, 'gemini'],
-    ['another provider\'s model (the client\'s own settings)', { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' }, undefined],
+    ["another provider's model (the client's own settings)", { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' }, undefined],
   ])('engines - %s', (_name, model, expected) => {
     expect(engineOfModel(model, 'agent-runtime', 'default')).toBe(expected)
   })
@@ -27,7 +27,7 @@ describe('opencode engines - an engine is a model of the service\'s provider', (
     return { port, state }
   }
 
-  it('engines - names come from a runner\'s version answer, asked again only after 30 s', async () => {
+  it("engines - names come from a runner's version answer, asked again only after 30 s", async () => {
     let now = 0
     const { port, state } = runners(['claude', 'gemini'])
     const names = engineNames(port, () => now)

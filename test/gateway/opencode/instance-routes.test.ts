@@ -6,7 +6,15 @@ import { Agent, Capabilities, ConfigProviders, ConsoleState, Health, PathInfo, P
 
 async function app(workBase: string | undefined, engines: string[] = []) {
   const server = Fastify()
-  instanceRoutes(server, { version: '0.1.0', workBase, provider: 'agent-runtime', model: 'default', engines: async () => engines, agent: 'build', startedAt: 1_000 })
+  instanceRoutes(server, {
+    version: '0.1.0',
+    workBase,
+    provider: 'agent-runtime',
+    model: 'default',
+    engines: async () => engines,
+    agent: 'build',
+    startedAt: 1_000,
+  })
   await server.ready()
   return server
 }
@@ -52,8 +60,19 @@ describe('opencode instance routes - what `opencode attach` asks before it draws
     [undefined, '/'],
   ])('instance - the directory is the sandbox base (%s)', async (workBase, expected) => {
     const server = await app(workBase)
-    expect((await server.inject({ url: '/path' })).json()).toEqual({ home: expected, state: expected, config: expected, worktree: expected, directory: expected })
-    expect((await server.inject({ url: '/project/current' })).json()).toEqual({ id: 'global', worktree: expected, time: { created: 1_000, updated: 1_000 }, sandboxes: [] })
+    expect((await server.inject({ url: '/path' })).json()).toEqual({
+      home: expected,
+      state: expected,
+      config: expected,
+      worktree: expected,
+      directory: expected,
+    })
+    expect((await server.inject({ url: '/project/current' })).json()).toEqual({
+      id: 'global',
+      worktree: expected,
+      time: { created: 1_000, updated: 1_000 },
+      sandboxes: [],
+    })
   })
 
   it.each([

@@ -1,4 +1,13 @@
-import { emptyStats, type Answers, type PermissionDecision, type PermissionRequest, type QuestionRequest, type ResolutionSource, type ServiceEvent, type Stats } from '../../../contract/mod.ts'
+import {
+  emptyStats,
+  type Answers,
+  type PermissionDecision,
+  type PermissionRequest,
+  type QuestionRequest,
+  type ResolutionSource,
+  type ServiceEvent,
+  type Stats,
+} from '../../../contract/mod.ts'
 
 /**
  * Native events as a runner publishes them for one session, for feeding the
@@ -26,8 +35,7 @@ export function nativeTurn(sessionId: string, turnId: string) {
   return {
     answerDelta: (text: string, messageId = 'msg_api_1') => live({ event: 'answer_delta', data: text, message_id: messageId }),
     thinkingDelta: (text: string) => live({ event: 'thinking_delta', data: text, message_id: 'msg_api_1' }),
-    started: (prompt: string, instructions?: string) =>
-      stamp({ event: 'turn_started', data: prompt, ...(instructions !== undefined && { instructions }) }),
+    started: (prompt: string, instructions?: string) => stamp({ event: 'turn_started', data: prompt, ...(instructions !== undefined && { instructions }) }),
     thinking: (text: string) => stamp({ event: 'thinking', data: text, message_id: 'msg_api_1' }),
     answer: (text: string, messageId = 'msg_api_1') => stamp({ event: 'answer', data: text, message_id: messageId }),
     toolUse: (id: string, input: unknown, name = 'Bash') => stamp({ event: 'tool_use', data: name, tool: { id, name, input }, message_id: 'msg_api_1' }),
@@ -51,7 +59,11 @@ export function nativeTurn(sessionId: string, turnId: string) {
     resolved: (id: string, decision: PermissionDecision, source: ResolutionSource = 'client') =>
       stamp({ event: 'permission_resolved', data: decision, permission_id: id, decision, source, ...(source === 'client' && { by: 'websocket' }) }),
     question: (id: string, question: string, labels: string[]) => {
-      const request: QuestionRequest = { id, questions: [{ question, header: 'Choice', options: labels.map((label) => ({ label })), multi_select: false }], expires_at: 999_000 }
+      const request: QuestionRequest = {
+        id,
+        questions: [{ question, header: 'Choice', options: labels.map((label) => ({ label })), multi_select: false }],
+        expires_at: 999_000,
+      }
       return stamp({ event: 'question', data: question, question: request })
     },
     answered: (id: string, answers?: Answers, source: ResolutionSource = 'client') =>

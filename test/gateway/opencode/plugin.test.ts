@@ -101,7 +101,11 @@ describe('opencode plugin - streams and hooks', () => {
     const events = await SseClient.open(`${url}/event`)
     streams.push(events)
     const session = (await (await fetch(`${url}/session`, { method: 'POST' })).json()) as { id: string }
-    const response = await fetch(`${url}/session/${session.id}/prompt_async`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) })
+    const response = await fetch(`${url}/session/${session.id}/prompt_async`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'x' }),
+    })
     expect(response.status).toBe(503)
     expect(await response.json()).toMatchObject({ name: 'UnknownError', data: { code: 'RUNNER_UNAVAILABLE' } })
     await events.next((d) => d.type === 'session.idle' && d.properties.sessionID === session.id)

@@ -27,7 +27,13 @@ describe('prompt input - the spec body and the OpenCode body', () => {
     { name: 'opencode parts', body: { parts: [{ type: 'text', text: 'hello' }] }, expected: { shape: 'opencode', text: 'hello' } },
     {
       name: 'opencode text parts joined, other parts skipped',
-      body: { parts: [{ type: 'text', text: 'a' }, { type: 'file', url: 'file:///x', mime: 'text/plain' }, { type: 'text', text: 'b' }] },
+      body: {
+        parts: [
+          { type: 'text', text: 'a' },
+          { type: 'file', url: 'file:///x', mime: 'text/plain' },
+          { type: 'text', text: 'b' },
+        ],
+      },
       expected: { shape: 'opencode', text: 'a\nb' },
     },
     {

@@ -84,7 +84,11 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
 
   it('create - session_id and work_dir; the same id again answers the same session; another work_dir is a conflict', async () => {
     const first = await call(stack, 'POST', '/session', { session_id: 'spec-client-1', work_dir: 'proj-1', title: 'My work' })
-    expect(first.body.info).toMatchObject({ id: 'spec-client-1', directory: path.join(path.resolve(stack.config.session.work_dir), 'proj-1'), title: 'My work' })
+    expect(first.body.info).toMatchObject({
+      id: 'spec-client-1',
+      directory: path.join(path.resolve(stack.config.session.work_dir), 'proj-1'),
+      title: 'My work',
+    })
     const again = await call(stack, 'POST', '/session', { session_id: 'spec-client-1' })
     expect(again.status).toBe(200)
     expect(again.body.info.time.created).toBe(first.body.info.time.created)
@@ -100,7 +104,13 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
     expect(accepted.status).toBe(202)
     expect(accepted.body).toEqual({ session_id: 'spec-prompt-1', turn_id: expect.stringMatching(/^turn_/), message_id: expect.stringMatching(/^msg_/) })
 
-    const text = await events.next((d) => d.payload.type === 'message.part.updated' && d.payload.properties.part.type === 'text' && d.payload.properties.part.time?.end !== undefined && d.payload.properties.part.messageID !== accepted.body.message_id)
+    const text = await events.next(
+      (d) =>
+        d.payload.type === 'message.part.updated' &&
+        d.payload.properties.part.type === 'text' &&
+        d.payload.properties.part.time?.end !== undefined &&
+        d.payload.properties.part.messageID !== accepted.body.message_id,
+    )
     expect(text).toEqual({
       directory: session.info.directory,
       project: 'global',
@@ -110,7 +120,14 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
         properties: {
           sessionID: 'spec-prompt-1',
           time: expect.any(Number),
-          part: { id: expect.stringMatching(/^prt_/), sessionID: 'spec-prompt-1', messageID: expect.stringMatching(/^msg_/), type: 'text', text: 'Echo: hello spec', time: { start: expect.any(Number), end: expect.any(Number) } },
+          part: {
+            id: expect.stringMatching(/^prt_/),
+            sessionID: 'spec-prompt-1',
+            messageID: expect.stringMatching(/^msg_/),
+            type: 'text',
+            text: 'Echo: hello spec',
+            time: { start: expect.any(Number), end: expect.any(Number) },
+          },
         },
       },
     })
@@ -153,7 +170,7 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
     expect(types).toEqual(expect.arrayContaining(['message.updated', 'message.part.updated', 'message.part.delta', 'session.status', 'session.idle']))
   })
 
-  it('404 - an unknown session on every route answers OpenCode\'s NotFoundError body', async () => {
+  it("404 - an unknown session on every route answers OpenCode's NotFoundError body", async () => {
     const routes: [string, string, unknown?][] = [
       ['GET', '/session/nope-1'],
       ['DELETE', '/session/nope-1'],
@@ -203,7 +220,7 @@ describe('opencode rest - plain HTTP with the spec shapes', () => {
     expect(tool.properties.part.state.status).toBe('error')
   })
 
-  it('delete - frees the session\'s CLI process, forgets the session, announces session.deleted', async () => {
+  it("delete - frees the session's CLI process, forgets the session, announces session.deleted", async () => {
     const events = await subscribe('/event')
     await call(stack, 'POST', '/session', { session_id: 'delete-1' })
     await call(stack, 'POST', '/session/delete-1/prompt_async', { prompt: 'first' })

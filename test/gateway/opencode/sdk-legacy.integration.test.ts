@@ -44,7 +44,9 @@ describe('opencode sdk legacy - real client against the service', () => {
     expect(tools[1]!.state).toMatchObject({ status: 'completed', input: { command: 'printf ok' }, output: 'ok' })
     // The order a client renders: reasoning, text, tool, text — all in one assistant message.
     // (The user's text part has no time: it is never streamed.)
-    const closed = parts.filter((p) => ((p.type === 'text' || p.type === 'reasoning') && p.time?.end !== undefined) || (p.type === 'tool' && p.state.status === 'completed'))
+    const closed = parts.filter(
+      (p) => ((p.type === 'text' || p.type === 'reasoning') && p.time?.end !== undefined) || (p.type === 'tool' && p.state.status === 'completed'),
+    )
     expect(closed.map((p) => p.type)).toEqual(['reasoning', 'text', 'tool', 'text'])
     expect(new Set(closed.map((p) => p.messageID)).size).toBe(1)
   })

@@ -95,11 +95,23 @@ describe('opencode sdk v2 - real client against the service', () => {
 
   it('prompt - blocks until the turn ends and answers {info, parts} of the assistant message', async () => {
     const sessionID = (await client.session.create()).data!.id
-    const result = await client.session.prompt({ sessionID, parts: [{ type: 'text', text: 'hello blocking' }], model: { providerID: 'anthropic', modelID: 'claude-x' }, agent: 'plan' })
+    const result = await client.session.prompt({
+      sessionID,
+      parts: [{ type: 'text', text: 'hello blocking' }],
+      model: { providerID: 'anthropic', modelID: 'claude-x' },
+      agent: 'plan',
+    })
     expect(result.error).toBeUndefined()
     expect(result.response.status).toBe(200)
     const { info, parts } = result.data!
-    expect(info).toMatchObject({ role: 'assistant', sessionID, agent: 'plan', providerID: 'anthropic', modelID: 'claude-fake-1', time: { completed: expect.any(Number) } })
+    expect(info).toMatchObject({
+      role: 'assistant',
+      sessionID,
+      agent: 'plan',
+      providerID: 'anthropic',
+      modelID: 'claude-fake-1',
+      time: { completed: expect.any(Number) },
+    })
     expect(parts.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : ''))).toEqual(['Echo: hello blocking'])
     expect(parts.at(-1)).toMatchObject({ type: 'step-finish', reason: 'stop' })
   })
@@ -139,14 +151,20 @@ describe('opencode sdk v2 - real client against the service', () => {
     // The tool waits for a file this test writes once the second stream is up: no race with the clock.
     const command = 'until [ -f go ]; do sleep 0.05; done; echo late'
     await client.session.promptAsync({ sessionID, parts: [{ type: 'text', text: `tool: ${command}` }] })
-    const running = await first.events.next((e) => e.type === 'message.part.updated' && e.properties.part.sessionID === sessionID && e.properties.part.type === 'tool')
+    const running = await first.events.next(
+      (e) => e.type === 'message.part.updated' && e.properties.part.sessionID === sessionID && e.properties.part.type === 'tool',
+    )
     first.controller.abort() // the client goes away mid-turn
     await first.events.finished
 
     const second = await subscribe()
     await writeFile(path.join(stack.dir, 'sessions', sessionID, 'go'), '')
     const completed = await second.events.next(
-      (e) => e.type === 'message.part.updated' && e.properties.part.sessionID === sessionID && e.properties.part.type === 'tool' && e.properties.part.state.status === 'completed',
+      (e) =>
+        e.type === 'message.part.updated' &&
+        e.properties.part.sessionID === sessionID &&
+        e.properties.part.type === 'tool' &&
+        e.properties.part.state.status === 'completed',
     )
     const runningPart = running.type === 'message.part.updated' ? running.properties.part : undefined
     const completedPart = completed.type === 'message.part.updated' ? completed.properties.part : undefined

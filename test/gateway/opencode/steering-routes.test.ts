@@ -84,15 +84,28 @@ async function setup(options: Pick<OpencodeDeps, 'sessionStore' | 'sessionBusy'>
   await app.ready()
   const publish = (event: ServiceEvent) => bus.publish(subjects(PREFIX).events(event.session_id!), JSON.stringify(event))
   const call = async (method: 'GET' | 'POST', url: string, payload?: unknown, tenant?: string) => {
-    const answer = await app.inject({ method, url, ...(payload !== undefined && { payload: payload as object }), ...(tenant !== undefined && { headers: { 'x-tenant': tenant } }) })
+    const answer = await app.inject({
+      method,
+      url,
+      ...(payload !== undefined && { payload: payload as object }),
+      ...(tenant !== undefined && { headers: { 'x-tenant': tenant } }),
+    })
     return { status: answer.statusCode, body: answer.body === '' ? undefined : answer.json() }
   }
   /** A session created here, whose turn runs a Bash call waiting for a person (per_<session>). */
   const asking = async (sessionId: string, tenant?: string) => {
     expect((await call('POST', '/session', { session_id: sessionId }, tenant)).status).toBe(200)
     const t = nativeTurn(sessionId, `turn_${sessionId}`)
-    for (const event of [t.started('run: touch canary'), t.toolUse(`toolu_${sessionId}`, { command: 'touch canary' }), t.permission(`per_${sessionId}`, `toolu_${sessionId}`, 'touch canary')]) publish(event)
-    await until(async () => (await call('GET', '/permission', undefined, tenant)).body.some((p: { id: string }) => p.id === `per_${sessionId}`), 'the request listed')
+    for (const event of [
+      t.started('run: touch canary'),
+      t.toolUse(`toolu_${sessionId}`, { command: 'touch canary' }),
+      t.permission(`per_${sessionId}`, `toolu_${sessionId}`, 'touch canary'),
+    ])
+      publish(event)
+    await until(
+      async () => (await call('GET', '/permission', undefined, tenant)).body.some((p: { id: string }) => p.id === `per_${sessionId}`),
+      'the request listed',
+    )
     return t
   }
   return { app, runners, publish, call, asking }
@@ -117,7 +130,22 @@ describe('opencode steering routes - permission requests and questions over Open
       tool: { messageID: expect.stringMatching(/^msg_/), callID: 'toolu_ses_a' },
     })
     expect((await call('GET', '/question')).body).toEqual([
-      { id: 'que_a', sessionID: 'ses_a', questions: [{ question: 'Which colour?', header: 'Choice', options: [{ label: 'Red', description: '' }, { label: 'Blue', description: '' }], multiple: false, custom: true }] },
+      {
+        id: 'que_a',
+        sessionID: 'ses_a',
+        questions: [
+          {
+            question: 'Which colour?',
+            header: 'Choice',
+            options: [
+              { label: 'Red', description: '' },
+              { label: 'Blue', description: '' },
+            ],
+            multiple: false,
+            custom: true,
+          },
+        ],
+      },
     ])
     expect((await call('GET', '/permission', undefined, 'globex')).body).toEqual([])
     expect((await call('GET', '/question', undefined, 'globex')).body).toEqual([])
@@ -128,7 +156,10 @@ describe('opencode steering routes - permission requests and questions over Open
   it.each([
     [{ reply: 'once' }, { decision: 'allow_once' }],
     [{ reply: 'always' }, { decision: 'allow_always' }],
-    [{ reply: 'reject', message: 'not that file' }, { decision: 'deny', message: 'not that file' }],
+    [
+      { reply: 'reject', message: 'not that file' },
+      { decision: 'deny', message: 'not that file' },
+    ],
     [{ reply: 'reject', message: '' }, { decision: 'deny' }],
   ])('reply - POST /permission/{requestID}/reply %j: a reply command to the session that asked, by opencode; true', async (body, expected) => {
     const { call, runners, asking } = await setup()
@@ -142,7 +173,9 @@ describe('opencode steering routes - permission requests and questions over Open
     const { call, runners, asking } = await setup()
     await asking('ses_a')
     expect(await call('POST', '/session/ses_a/permissions/per_ses_a', { response: 'always' })).toEqual({ status: 200, body: true })
-    expect(runners.of('reply')).toEqual([{ type: 'reply', session_id: 'ses_a', reply: { kind: 'permission', id: 'per_ses_a', decision: 'allow_always' }, by: 'opencode' }])
+    expect(runners.of('reply')).toEqual([
+      { type: 'reply', session_id: 'ses_a', reply: { kind: 'permission', id: 'per_ses_a', decision: 'allow_always' }, by: 'opencode' },
+    ])
   })
 
   it('question - POST /question/{requestID}/reply {answers} and /reject: answer and reject commands; true', async () => {
@@ -164,10 +197,20 @@ describe('opencode steering routes - permission requests and questions over Open
     const t = await asking('ses_a')
     publish(t.question('que_1', 'A?', ['x']))
     await until(async () => (await call('GET', '/question')).body.length === 1, 'the question listed')
-    const permission = { id: 'per_ses_a', sessionID: 'ses_a', action: 'bash', resources: ['touch canary'], save: ['touch canary *'], source: { type: 'tool', callID: 'toolu_ses_a' } }
+    const permission = {
+      id: 'per_ses_a',
+      sessionID: 'ses_a',
+      action: 'bash',
+      resources: ['touch canary'],
+      save: ['touch canary *'],
+      source: { type: 'tool', callID: 'toolu_ses_a' },
+    }
     expect((await call('GET', '/api/session/ses_a/permission')).body).toMatchObject({ data: [permission] })
     expect((await call('GET', '/api/session/ses_a/permission/per_ses_a')).body).toMatchObject({ data: permission })
-    expect((await call('GET', '/api/permission/request')).body).toMatchObject({ location: { directory: '/srv/sandboxes', project: { id: 'global', directory: '/srv/sandboxes' } }, data: [permission] })
+    expect((await call('GET', '/api/permission/request')).body).toMatchObject({
+      location: { directory: '/srv/sandboxes', project: { id: 'global', directory: '/srv/sandboxes' } },
+      data: [permission],
+    })
     expect((await call('GET', '/api/session/ses_a/question')).body).toMatchObject({ data: [{ id: 'que_1', questions: [{ question: 'A?' }] }] })
     expect((await call('GET', '/api/question/request')).body).toMatchObject({ location: { directory: '/srv/sandboxes' }, data: [{ id: 'que_1' }] })
     expect(await call('POST', '/api/session/ses_a/permission/per_ses_a/reply', { reply: 'once' })).toEqual({ status: 204, body: undefined })
@@ -191,17 +234,30 @@ describe('opencode steering routes - permission requests and questions over Open
     runners.refuse = new ServiceError('ALREADY_ANSWERED', 'request per_ses_a was settled already (another client answered it)')
     expect(await call('POST', '/permission/per_ses_a/reply', { reply: 'once' })).toEqual({
       status: 404,
-      body: { _tag: 'PermissionNotFoundError', requestID: 'per_ses_a', message: 'request per_ses_a was settled already (another client answered it)', code: 'ALREADY_ANSWERED' },
+      body: {
+        _tag: 'PermissionNotFoundError',
+        requestID: 'per_ses_a',
+        message: 'request per_ses_a was settled already (another client answered it)',
+        code: 'ALREADY_ANSWERED',
+      },
     })
     runners.refuse = new ServiceError('ALREADY_ANSWERED', 'settled')
-    expect((await call('POST', '/api/session/ses_a/question/que_x/reject')).body).toEqual({ _tag: 'QuestionNotFoundError', requestID: 'que_x', message: 'settled', code: 'ALREADY_ANSWERED' })
+    expect((await call('POST', '/api/session/ses_a/question/que_x/reject')).body).toEqual({
+      _tag: 'QuestionNotFoundError',
+      requestID: 'que_x',
+      message: 'settled',
+      code: 'ALREADY_ANSWERED',
+    })
     runners.refuse = new ServiceError('BAD_REQUEST', 'answers has 2 lists; the question has 1')
     expect(await call('POST', '/api/session/ses_a/question/que_x/reply', { answers: [['a'], ['b']] })).toEqual({
       status: 400,
       body: { _tag: 'InvalidRequestError', message: 'answers has 2 lists; the question has 1', code: 'BAD_REQUEST' },
     })
     runners.refuse = new ServiceError('RUNNER_UNAVAILABLE', 'no runner')
-    expect(await call('POST', '/permission/per_ses_a/reply', { reply: 'once' })).toEqual({ status: 503, body: { name: 'UnknownError', data: { message: 'no runner', code: 'RUNNER_UNAVAILABLE' } } })
+    expect(await call('POST', '/permission/per_ses_a/reply', { reply: 'once' })).toEqual({
+      status: 503,
+      body: { name: 'UnknownError', data: { message: 'no runner', code: 'RUNNER_UNAVAILABLE' } },
+    })
     const sent = runners.of('reply').length
 
     // Refused before any command: a body OpenCode would refuse, an unknown session.
@@ -213,11 +269,24 @@ describe('opencode steering routes - permission requests and questions over Open
     ] as const) {
       const answer = await call('POST', url, body)
       expect(answer.status, JSON.stringify(body)).toBe(400)
-      expect(answer.body, JSON.stringify(body)).toMatchObject({ _tag: 'InvalidRequestError', message: expect.stringMatching(/^field "(reply|answers|answers\.0)/), code: 'BAD_REQUEST' })
+      expect(answer.body, JSON.stringify(body)).toMatchObject({
+        _tag: 'InvalidRequestError',
+        message: expect.stringMatching(/^field "(reply|answers|answers\.0)/),
+        code: 'BAD_REQUEST',
+      })
     }
-    expect(await call('GET', '/api/session/ses_nobody/permission')).toEqual({ status: 404, body: { _tag: 'SessionNotFoundError', sessionID: 'ses_nobody', message: 'Session not found: ses_nobody' } })
-    expect(await call('POST', '/api/session/ses_nobody/permission/per_ses_a/reply', { reply: 'once' })).toMatchObject({ status: 404, body: { _tag: 'SessionNotFoundError' } })
-    expect(await call('POST', '/session/ses_nobody/permissions/per_ses_a', { response: 'once' })).toEqual({ status: 404, body: { name: 'NotFoundError', data: { message: 'Session not found: ses_nobody' } } })
+    expect(await call('GET', '/api/session/ses_nobody/permission')).toEqual({
+      status: 404,
+      body: { _tag: 'SessionNotFoundError', sessionID: 'ses_nobody', message: 'Session not found: ses_nobody' },
+    })
+    expect(await call('POST', '/api/session/ses_nobody/permission/per_ses_a/reply', { reply: 'once' })).toMatchObject({
+      status: 404,
+      body: { _tag: 'SessionNotFoundError' },
+    })
+    expect(await call('POST', '/session/ses_nobody/permissions/per_ses_a', { response: 'once' })).toEqual({
+      status: 404,
+      body: { name: 'NotFoundError', data: { message: 'Session not found: ses_nobody' } },
+    })
     expect(await call('GET', '/api/session/ses_a/permission/per_other')).toEqual({
       status: 404,
       body: { _tag: 'PermissionNotFoundError', requestID: 'per_other', message: 'Permission request not found: per_other' },
@@ -232,7 +301,10 @@ describe('opencode steering routes - permission requests and questions over Open
       status: 404,
       body: { _tag: 'PermissionNotFoundError', requestID: 'per_ses_a', message: 'Permission request not found: per_ses_a' },
     })
-    expect(await call('POST', '/api/session/ses_a/permission/per_ses_a/reply', { reply: 'once' }, 'globex')).toMatchObject({ status: 404, body: { _tag: 'SessionNotFoundError' } })
+    expect(await call('POST', '/api/session/ses_a/permission/per_ses_a/reply', { reply: 'once' }, 'globex')).toMatchObject({
+      status: 404,
+      body: { _tag: 'SessionNotFoundError' },
+    })
     expect(runners.of('reply')).toEqual([])
   })
 
@@ -243,7 +315,11 @@ describe('opencode steering routes - permission requests and questions over Open
     for (const event of [t.started('p'), t.completed()]) publish(event)
     await until(async () => (await call('GET', '/session/status')).body.ses_idle?.type === 'idle', 'the turn over')
     expect((await call('POST', '/permission/per_unknown/reply', { reply: 'once' })).status).toBe(404)
-    expect((await call('POST', '/question/que_unknown/reject')).body).toEqual({ _tag: 'QuestionNotFoundError', requestID: 'que_unknown', message: 'Question request not found: que_unknown' })
+    expect((await call('POST', '/question/que_unknown/reject')).body).toEqual({
+      _tag: 'QuestionNotFoundError',
+      requestID: 'que_unknown',
+      message: 'Question request not found: que_unknown',
+    })
     expect(runners.of('pending')).toEqual([])
     expect(runners.of('reply')).toEqual([])
   })
@@ -251,8 +327,14 @@ describe('opencode steering routes - permission requests and questions over Open
   it('index - a miss asks the runners: a session running a turn, and one this gateway does not follow (another gateway’s); what they answer is remembered', async () => {
     const sessionStore = new DocumentSessionStore()
     // Created through another gateway sharing the store: never followed here.
-    await sessionStore.insert({ info: newSessionInfo({ id: 'ses_elsewhere', directory: '/srv/sandboxes/ses_elsewhere', now: 1, version: '0.1.0' }), tenant: 'default' })
-    await sessionStore.insert({ info: newSessionInfo({ id: 'ses_theirs', directory: '/srv/sandboxes/ses_theirs', now: 1, version: '0.1.0' }), tenant: 'globex' })
+    await sessionStore.insert({
+      info: newSessionInfo({ id: 'ses_elsewhere', directory: '/srv/sandboxes/ses_elsewhere', now: 1, version: '0.1.0' }),
+      tenant: 'default',
+    })
+    await sessionStore.insert({
+      info: newSessionInfo({ id: 'ses_theirs', directory: '/srv/sandboxes/ses_theirs', now: 1, version: '0.1.0' }),
+      tenant: 'globex',
+    })
     const { call, runners, publish } = await setup({ sessionStore })
     // Followed here, running a turn whose request event has not arrived yet.
     await call('POST', '/session', { session_id: 'ses_busy' })
@@ -260,10 +342,18 @@ describe('opencode steering routes - permission requests and questions over Open
     await until(async () => (await call('GET', '/session/status')).body.ses_busy?.type === 'busy', 'the turn running')
     const request = { tool: { name: 'Bash', input: {} }, title: 'Bash', options: ['allow_once' as const], expires_at: 9 }
     runners.pending.set('ses_busy', { permissions: [{ id: 'per_busy', ...request }], questions: [] })
-    runners.pending.set('ses_elsewhere', { permissions: [{ id: 'per_far', ...request }], questions: [{ id: 'que_far', questions: [{ question: 'Q?', options: [], multi_select: false }], expires_at: 9 }] })
+    runners.pending.set('ses_elsewhere', {
+      permissions: [{ id: 'per_far', ...request }],
+      questions: [{ id: 'que_far', questions: [{ question: 'Q?', options: [], multi_select: false }], expires_at: 9 }],
+    })
 
     expect(await call('POST', '/permission/per_far/reply', { reply: 'once' })).toEqual({ status: 200, body: true })
-    expect(runners.of('pending').map((c) => c.session_id).sort()).toEqual(['ses_busy', 'ses_elsewhere'])
+    expect(
+      runners
+        .of('pending')
+        .map((c) => c.session_id)
+        .sort(),
+    ).toEqual(['ses_busy', 'ses_elsewhere'])
     expect(runners.of('reply').at(-1)).toMatchObject({ session_id: 'ses_elsewhere', reply: { id: 'per_far' } })
     // Learned from the same answers: no more asking.
     expect(await call('POST', '/question/que_far/reject')).toEqual({ status: 200, body: true })
@@ -289,7 +379,10 @@ describe('opencode steering routes - permission requests and questions over Open
         return id === 'ses_running'
       },
     })
-    runners.pending.set('ses_running', { permissions: [], questions: [{ id: 'que_run', questions: [{ question: 'Q?', options: [], multi_select: false }], expires_at: 9 }] })
+    runners.pending.set('ses_running', {
+      permissions: [],
+      questions: [{ id: 'que_run', questions: [{ question: 'Q?', options: [], multi_select: false }], expires_at: 9 }],
+    })
     expect(await call('POST', '/question/que_run/reply', { answers: [['typed']] })).toEqual({ status: 200, body: true })
     expect(asked.sort()).toEqual(['ses_resting', 'ses_running'])
     expect(runners.of('pending').map((c) => c.session_id)).toEqual(['ses_running'])

@@ -25,7 +25,7 @@ function parts(answer: () => Promise<ReplyOf<'execute'>>) {
 }
 
 describe('turns - the hand-off of a turn', () => {
-  it('hand-off - the hub learns of the turn before it is sent, then of the runner\'s after_seq', async () => {
+  it("hand-off - the hub learns of the turn before it is sent, then of the runner's after_seq", async () => {
     const { hub, runners, heard } = parts(async () => ({ turn_id: 'turn_1', queued: 0, after_seq: 7 }))
     expect(await handOffTurn({ hub, runners }, execute)).toEqual({ turn_id: 'turn_1', queued: 0, after_seq: 7 })
     expect(heard).toEqual(['start s1 turn_1', 'send execute', 'accepted 7'])

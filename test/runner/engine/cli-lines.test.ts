@@ -8,7 +8,7 @@ function feed(stream: PassThrough, chunks: string[]): void {
   stream.end()
 }
 
-describe('cli lines - a CLI\'s output read as lines', () => {
+describe("cli lines - a CLI's output read as lines", () => {
   it.each<[string, string[], string[]]>([
     ['lines cut across chunks', ['a\nb', 'c\n'], ['a', 'bc']],
     ['a last line without a newline comes at the end', ['a\nlast'], ['a', 'last']],
@@ -34,7 +34,7 @@ describe('cli lines - a CLI\'s output read as lines', () => {
     expect(lines).toEqual(['a', 'cut'])
   })
 
-  it('readCliLines - stdout lines, over-long ones reported, stderr lines apart; stdout\'s end after its last line; resolves when both ended', async () => {
+  it("readCliLines - stdout lines, over-long ones reported, stderr lines apart; stdout's end after its last line; resolves when both ended", async () => {
     const child = { stdout: new PassThrough(), stderr: new PassThrough() }
     const seen: string[] = []
     const read = readCliLines(child, {

@@ -12,10 +12,15 @@ describe('engine config - which engines a service runs', () => {
     ['`engine.default` picks one of them', section({ default: 'b' }), [named({ name: 'a' }), named({ name: 'b' })], { names: ['a', 'b'], default: 'b' }],
     ['`engine.default` that names none', section({ default: 'c' }), [named({ name: 'a' })], ['engine.default "c" names no engine (configured: a)']],
     ['a name used twice', section(), [named({ name: 'a' }), named({ name: 'a' })], ['the engine name "a" is used twice']],
-    ['the section\'s CLI fields beside `engines`', section({ command: 'claude', env: {} }), [named({ name: 'a' })], [
-      'engine.command describes the one engine of a config without `engines`; with `engines`, set it in an engines entry',
-      'engine.env describes the one engine of a config without `engines`; with `engines`, set it in an engines entry',
-    ]],
+    [
+      "the section's CLI fields beside `engines`",
+      section({ command: 'claude', env: {} }),
+      [named({ name: 'a' })],
+      [
+        'engine.command describes the one engine of a config without `engines`; with `engines`, set it in an engines entry',
+        'engine.env describes the one engine of a config without `engines`; with `engines`, set it in an engines entry',
+      ],
+    ],
   ])('config - %s', (_name, engine, engines, expected) => {
     const resolved = resolveEngines(engine, engines)
     if (Array.isArray(expected)) {
@@ -25,11 +30,19 @@ describe('engine config - which engines a service runs', () => {
     }
   })
 
-  it('config - the section\'s own engine keeps every CLI field it sets, with the defaults for the rest', () => {
+  it("config - the section's own engine keeps every CLI field it sets, with the defaults for the rest", () => {
     const resolved = resolveEngines(section({ command: '/opt/claude', args: ['--x'], env: { A: '1' }, permission_mode: 'plan', partial_messages: false }), [])
     expect('engines' in resolved && resolved.engines[0]).toEqual({
-      name: 'claude', type: 'claude', command: '/opt/claude', args: ['--x'], env: { A: '1' }, network_allow: [],
-      permission_mode: 'plan', allowed_tools: [], disallowed_tools: [], partial_messages: false,
+      name: 'claude',
+      type: 'claude',
+      command: '/opt/claude',
+      args: ['--x'],
+      env: { A: '1' },
+      network_allow: [],
+      permission_mode: 'plan',
+      allowed_tools: [],
+      disallowed_tools: [],
+      partial_messages: false,
     })
   })
 

@@ -39,7 +39,7 @@ describe('engine set - the engines a runner can start', () => {
     expect(refused).toMatchObject({ code: 'BAD_REQUEST', message: 'unknown engine "codex"; configured engines: claude, gemini' })
   })
 
-  it('engines - status tells every engine\'s version, or why it has none', async () => {
+  it("engines - status tells every engine's version, or why it has none", async () => {
     expect(await engines.status()).toEqual([
       { name: 'claude', type: 'claude', version: 'claude 1.0' },
       { name: 'gemini', type: 'claude', error: 'gemini: not found' },

@@ -78,7 +78,7 @@ describe('per-turn-process - a process per turn behind one EngineProcess', () =>
     expect(results()[1]).toMatchObject({ isError: false, text: 'fine' })
   })
 
-  it('an interrupt stops the turn\'s process; the turn ends as error_during_execution, whatever its process said', async () => {
+  it("an interrupt stops the turn's process; the turn ends as error_during_execution, whatever its process said", async () => {
     const { engine, turns, results } = harness()
     engine.send('long')
     await expect.poll(() => turns.length).toBe(1)

@@ -3,7 +3,7 @@ import { startInstructions, TurnPrompts, withInstructions } from '../../../runne
 
 const wrapped = (instructions: string, prompt: string) => `<instructions>\n${instructions}\n</instructions>\n\n${prompt}`
 
-describe('prompt - how a turn\'s instructions reach the CLI', () => {
+describe("prompt - how a turn's instructions reach the CLI", () => {
   it('withInstructions - the instructions in their own block before the prompt', () => {
     expect(withInstructions('hi', 'be brief')).toBe('<instructions>\nbe brief\n</instructions>\n\nhi')
   })
@@ -17,11 +17,44 @@ describe('prompt - how a turn\'s instructions reach the CLI', () => {
   })
 
   it.each<[string, string | undefined, [string, string | undefined][], string[]]>([
-    ['turns without instructions send their prompts', 'sys', [['a', undefined], ['b', undefined]], ['a', 'b']],
-    ['the conversation\'s own instructions are not sent again', 'sys', [['a', 'sys']], ['a']],
-    ['other instructions go with the turn, once', 'sys', [['a', 'new'], ['b', 'new'], ['c', undefined]], [wrapped('new', 'a'), 'b', 'c']],
-    ['instructions changed back go with the turn again', 'sys', [['a', 'new'], ['b', 'sys']], [wrapped('new', 'a'), wrapped('sys', 'b')]],
-    ['a conversation with none: the first turn\'s instructions go with it', undefined, [['a', 'sys'], ['b', 'sys']], [wrapped('sys', 'a'), 'b']],
+    [
+      'turns without instructions send their prompts',
+      'sys',
+      [
+        ['a', undefined],
+        ['b', undefined],
+      ],
+      ['a', 'b'],
+    ],
+    ["the conversation's own instructions are not sent again", 'sys', [['a', 'sys']], ['a']],
+    [
+      'other instructions go with the turn, once',
+      'sys',
+      [
+        ['a', 'new'],
+        ['b', 'new'],
+        ['c', undefined],
+      ],
+      [wrapped('new', 'a'), 'b', 'c'],
+    ],
+    [
+      'instructions changed back go with the turn again',
+      'sys',
+      [
+        ['a', 'new'],
+        ['b', 'sys'],
+      ],
+      [wrapped('new', 'a'), wrapped('sys', 'b')],
+    ],
+    [
+      "a conversation with none: the first turn's instructions go with it",
+      undefined,
+      [
+        ['a', 'sys'],
+        ['b', 'sys'],
+      ],
+      [wrapped('sys', 'a'), 'b'],
+    ],
   ])('TurnPrompts - %s', (_name, conversation, turns, expected) => {
     const prompts = new TurnPrompts(conversation)
     expect(turns.map(([prompt, instructions]) => prompts.text(prompt, instructions))).toEqual(expected)

@@ -37,7 +37,9 @@ describe('claimSession', () => {
 
   it('claim - two runners racing for a dead owner: exactly one wins', async () => {
     const deps = await setup('dead', [])
-    const results = await Promise.all(['r1', 'r2', 'r3'].map((runner) => claimSession({ ...deps, isAlive: async (id) => id !== 'dead' }, 's', runner, undefined)))
+    const results = await Promise.all(
+      ['r1', 'r2', 'r3'].map((runner) => claimSession({ ...deps, isAlive: async (id) => id !== 'dead' }, 's', runner, undefined)),
+    )
     const winners = results.filter((claim) => claim.kind === 'claimed')
     expect(winners).toHaveLength(1)
     const owner = (await deps.registry.get('s'))!.value.owner

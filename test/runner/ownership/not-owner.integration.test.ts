@@ -13,7 +13,8 @@ describe('not owner - between two runners', () => {
     await stack.close()
   })
 
-  const ask = (runner: string, command: Record<string, unknown>) => stack.bus.request(subjects(stack.config.nats.prefix).runner(runner), JSON.stringify(command), { timeoutMs: 5_000 })
+  const ask = (runner: string, command: Record<string, unknown>) =>
+    stack.bus.request(subjects(stack.config.nats.prefix).runner(runner), JSON.stringify(command), { timeoutMs: 5_000 })
 
   it('not owner - the runner that does not own the session answers NOT_OWNER and names the owner in its reply header', async () => {
     const created = await ask('r0', { type: 'execute', session_id: 'held', turn_id: 't1', prompt: 'hello' })

@@ -9,7 +9,10 @@ const log = pino({ level: 'silent' })
 async function writerOf(registry: MemoryRegistry) {
   const record = { ...newRecord('s1', 'cli-1'), owner: 'r0' }
   const taken: string[] = []
-  const writer = new RecordWriter({ value: record, revision: await registry.create(record) }, { registry, runnerId: 'r0', log, onTakenOver: () => taken.push('taken') })
+  const writer = new RecordWriter(
+    { value: record, revision: await registry.create(record) },
+    { registry, runnerId: 'r0', log, onTakenOver: () => taken.push('taken') },
+  )
   return { writer, taken }
 }
 
@@ -25,7 +28,7 @@ describe('record writer', () => {
     expect(writer.value).toMatchObject({ state: 'busy', turn_id: 't1' })
   })
 
-  it('record writer - a record changed under it but still this runner\'s: the change goes on the newer revision', async () => {
+  it("record writer - a record changed under it but still this runner's: the change goes on the newer revision", async () => {
     const registry = new MemoryRegistry()
     const { writer, taken } = await writerOf(registry)
     const current = (await registry.get('s1'))!

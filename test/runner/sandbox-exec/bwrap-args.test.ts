@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { bwrapArgs, isWithin, planMounts, type MountInput, type PathKind } from '../../../runner/sandbox-exec/bwrap-args.ts'
 
-const dirs = new Set(['/tmp/ci/app', '/tmp/ci/app/data/sessions', '/tmp/ci/app/data/sessions/s1', '/tmp/ci/app/data/markers', '/home/me', '/home/me/app', '/home/me/app/data/sessions', '/home/me/app/data/sessions/s1', '/home/me/app/data/markers', '/srv/base', '/srv/base/s1', '/srv/state/k1', '/tmp/ar-waf-x'])
+const dirs = new Set([
+  '/tmp/ci/app',
+  '/tmp/ci/app/data/sessions',
+  '/tmp/ci/app/data/sessions/s1',
+  '/tmp/ci/app/data/markers',
+  '/home/me',
+  '/home/me/app',
+  '/home/me/app/data/sessions',
+  '/home/me/app/data/sessions/s1',
+  '/home/me/app/data/markers',
+  '/srv/base',
+  '/srv/base/s1',
+  '/srv/state/k1',
+  '/tmp/ar-waf-x',
+])
 const files = new Set(['/home/me/.local/bin/claude', '/home/me/app/config.yaml', '/etc/shadow', '/home/me/.claude/.credentials.json'])
 const kindOf = (p: string): PathKind => (dirs.has(p) ? 'dir' : files.has(p) ? 'file' : undefined)
 const input = (over: Partial<MountInput>): MountInput => ({ hideBroad: [], reveal: [], hideData: [], readWrite: [], readOnly: [], ...over })
@@ -28,7 +42,11 @@ describe('sandbox mounts', () => {
     },
     {
       name: 'data outside HOME is hidden; data under a hidden HOME and no reveal is not mounted twice',
-      input: input({ hideBroad: ['/home/me'], hideData: ['/srv/base', '/home/me/app/data/markers', '/etc/shadow', '/missing'], readWrite: ['/srv/base/s1', '/srv/state/k1'] }),
+      input: input({
+        hideBroad: ['/home/me'],
+        hideData: ['/srv/base', '/home/me/app/data/markers', '/etc/shadow', '/missing'],
+        readWrite: ['/srv/base/s1', '/srv/state/k1'],
+      }),
       mounts: [
         { kind: 'tmpfs', path: '/home/me' },
         { kind: 'hide-file', path: '/etc/shadow' },

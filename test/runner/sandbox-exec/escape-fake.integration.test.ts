@@ -12,7 +12,10 @@ describe('sandbox - escape corpus, fake CLI, default config', () => {
   let stack: EscapeStack
   beforeAll(async () => {
     // The WAF is off: what is tested here is what the kernel holds when a command gets past it.
-    stack = await startEscapeStack({ command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args }, (command) => `tool: ${command}`, { waf: { enabled: false }, sandbox: { mode: process.env.AR_TEST_SANDBOX_MODE ?? 'auto' } })
+    stack = await startEscapeStack({ command: FAKE_CLAUDE.command, args: FAKE_CLAUDE.args }, (command) => `tool: ${command}`, {
+      waf: { enabled: false },
+      sandbox: { mode: process.env.AR_TEST_SANDBOX_MODE ?? 'auto' },
+    })
   }, 30_000)
   afterAll(async () => {
     await stack?.close()

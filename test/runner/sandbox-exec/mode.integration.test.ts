@@ -46,7 +46,9 @@ describe('sandbox mode', () => {
       const savedPath = process.env.PATH
       process.env.PATH = bin
       try {
-        await expect(startStack({ sandbox: { mode: 'bwrap', command: '/usr/bin/bwrap', forwarder: 'socat' } })).rejects.toThrow(/sandbox.forwarder is socat, but socat is not on PATH/)
+        await expect(startStack({ sandbox: { mode: 'bwrap', command: '/usr/bin/bwrap', forwarder: 'socat' } })).rejects.toThrow(
+          /sandbox.forwarder is socat, but socat is not on PATH/,
+        )
       } finally {
         process.env.PATH = savedPath
         await rm(bin, { recursive: true, force: true })

@@ -27,7 +27,10 @@ describe('sandbox network', () => {
 
   const open = (network: string, networkAllow: string[] = [], forwarder = 'auto') => {
     counts = [model.connections(), other.connections(), extra.connections()]
-    return stacks.open({ engine: { env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${model.port}` }, network, network_allow: networkAllow }, sandbox: { forwarder } })
+    return stacks.open({
+      engine: { env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${model.port}` }, network, network_allow: networkAllow },
+      sandbox: { forwarder },
+    })
   }
   const newConnections = () => [model.connections() - counts[0]!, other.connections() - counts[1]!, extra.connections() - counts[2]!]
   let turn = 0
@@ -39,17 +42,23 @@ describe('sandbox network', () => {
   }
 
   // socat is installed where the tests run (.ci/run makes sure), so both forwarders are tried.
-  it.each(['socat', 'node'])('allowlist (%s forwarder) - the model API on loopback is reached at its own address, directly and through the proxy; nothing else is', async (forwarder) => {
-    const { client } = await open('allowlist', [], forwarder)
-    expect(await run(client, `curl -s -m 5 http://127.0.0.1:${model.port}/`)).toContain('canary')
-    // Through HTTPS_PROXY as a client that tunnels (CONNECT), and as one that sends absolute-form requests.
-    expect(await run(client, `curl -s -m 5 --noproxy '' -p -x "$HTTPS_PROXY" http://127.0.0.1:${model.port}/`)).toContain('canary')
-    expect(await run(client, `curl -s -m 5 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${model.port}/`)).toContain('canary')
-    const denied = await run(client, `curl -s -m 5 http://127.0.0.1:${other.port}/; curl -s -m 5 --noproxy '' -p -x "$HTTPS_PROXY" http://127.0.0.1:${other.port}/; curl -s -m 5 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${other.port}/; echo done`)
-    expect(denied).not.toContain('canary')
-    expect(denied).toContain('not on the sandbox')
-    expect(newConnections()).toEqual([3, 0, 0])
-  })
+  it.each(['socat', 'node'])(
+    'allowlist (%s forwarder) - the model API on loopback is reached at its own address, directly and through the proxy; nothing else is',
+    async (forwarder) => {
+      const { client } = await open('allowlist', [], forwarder)
+      expect(await run(client, `curl -s -m 5 http://127.0.0.1:${model.port}/`)).toContain('canary')
+      // Through HTTPS_PROXY as a client that tunnels (CONNECT), and as one that sends absolute-form requests.
+      expect(await run(client, `curl -s -m 5 --noproxy '' -p -x "$HTTPS_PROXY" http://127.0.0.1:${model.port}/`)).toContain('canary')
+      expect(await run(client, `curl -s -m 5 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${model.port}/`)).toContain('canary')
+      const denied = await run(
+        client,
+        `curl -s -m 5 http://127.0.0.1:${other.port}/; curl -s -m 5 --noproxy '' -p -x "$HTTPS_PROXY" http://127.0.0.1:${other.port}/; curl -s -m 5 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${other.port}/; echo done`,
+      )
+      expect(denied).not.toContain('canary')
+      expect(denied).toContain('not on the sandbox')
+      expect(newConnections()).toEqual([3, 0, 0])
+    },
+  )
 
   it('allowlist - engine.network_allow adds a host:port', async () => {
     const { client } = await open('allowlist', [`127.0.0.1:${extra.port}`])

@@ -42,13 +42,23 @@ describe('engines per session', () => {
   it('engines - another engine for a session that runs one is BAD_REQUEST, and the session goes on', async () => {
     await turn('s-keep', 'k1', { engine: 'alpha' })
     const refused = await turn('s-keep', 'k2', { engine: 'beta' })
-    expect(refused).toMatchObject({ event: 'error', error: { code: 'BAD_REQUEST', message: 'session s-keep runs engine "alpha"; a session keeps the engine of its first turn (start a new session for "beta")' } })
+    expect(refused).toMatchObject({
+      event: 'error',
+      error: {
+        code: 'BAD_REQUEST',
+        message: 'session s-keep runs engine "alpha"; a session keeps the engine of its first turn (start a new session for "beta")',
+      },
+    })
     expect(await turn('s-keep', 'k3')).toMatchObject({ event: 'completed', turn_stats: { model: 'model-alpha' } })
   })
 
   it('engines - an unknown engine is BAD_REQUEST naming the configured ones; a malformed name is refused by the frame check', async () => {
-    expect(await turn('s-unknown', 'u1', { engine: 'codex' })).toMatchObject({ error: { code: 'BAD_REQUEST', message: 'unknown engine "codex"; configured engines: alpha, beta' } })
-    expect(await turn('s-unknown', 'u2', { engine: 'no such engine' })).toMatchObject({ error: { code: 'BAD_REQUEST', message: expect.stringContaining('an engine name is 1 to 64 letters') } })
+    expect(await turn('s-unknown', 'u1', { engine: 'codex' })).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: 'unknown engine "codex"; configured engines: alpha, beta' },
+    })
+    expect(await turn('s-unknown', 'u2', { engine: 'no such engine' })).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining('an engine name is 1 to 64 letters') },
+    })
     // Refused before anything ran: the session can still pick its engine.
     expect(await turn('s-unknown', 'u3', { engine: 'alpha' })).toMatchObject({ event: 'completed', turn_stats: { model: 'model-alpha' } })
   })
@@ -58,7 +68,7 @@ describe('engines per session', () => {
     expect((await fetch(`${stack.url}/v1/sessions/s-never`)).status).toBe(404)
   })
 
-  it('engines - version answers for the session\'s engine, a named one, or the default', async () => {
+  it("engines - version answers for the session's engine, a named one, or the default", async () => {
     const version = async (requestId: string, fields: Record<string, unknown>) => {
       client.send({ type: 'version', request_id: requestId, ...fields })
       return client.next((msg) => msg.request_id === requestId, 10_000)
@@ -69,7 +79,7 @@ describe('engines per session', () => {
     expect(await version('v3', {})).toMatchObject({ event: 'version', engine: 'beta' })
   })
 
-  it('engines - the directory and the marker record the session\'s engine', async () => {
+  it("engines - the directory and the marker record the session's engine", async () => {
     await turn('s-recorded', 'r1', { engine: 'alpha' })
     const summary = await fetch(`${stack.url}/v1/sessions/s-recorded`).then((response) => response.json())
     expect(summary).toMatchObject({ session_id: 's-recorded', engine: 'alpha' })
@@ -83,15 +93,22 @@ describe('engines per session', () => {
     await expect.poll(marker, { timeout: 5_000 }).toMatchObject({ engine: 'alpha' })
   })
 
-  it('engines - an OpenCode client picks the engine as a model of the service\'s provider; /config/providers lists them', async () => {
-    const post = (url: string, body: unknown) => fetch(`${stack.url}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  it("engines - an OpenCode client picks the engine as a model of the service's provider; /config/providers lists them", async () => {
+    const post = (url: string, body: unknown) =>
+      fetch(`${stack.url}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const providers = await fetch(`${stack.url}/config/providers`).then((response) => response.json())
     expect(Object.keys(providers.providers[0].models)).toEqual(['default', 'alpha', 'beta'])
     const session = await post('/session', {}).then((response) => response.json())
-    const answer = await post(`/session/${session.id}/message`, { parts: [{ type: 'text', text: 'hello' }], model: { providerID: 'agent-runtime', modelID: 'alpha' } })
+    const answer = await post(`/session/${session.id}/message`, {
+      parts: [{ type: 'text', text: 'hello' }],
+      model: { providerID: 'agent-runtime', modelID: 'alpha' },
+    })
     expect(answer.status).toBe(200)
     expect(await fetch(`${stack.url}/v1/sessions/${session.id}`).then((response) => response.json())).toMatchObject({ engine: 'alpha' })
-    const other = await post(`/session/${session.id}/message`, { parts: [{ type: 'text', text: 'hello' }], model: { providerID: 'agent-runtime', modelID: 'beta' } })
+    const other = await post(`/session/${session.id}/message`, {
+      parts: [{ type: 'text', text: 'hello' }],
+      model: { providerID: 'agent-runtime', modelID: 'beta' },
+    })
     expect(await other.json()).toMatchObject({ name: 'BadRequest', data: { message: expect.stringContaining('runs engine "alpha"') } })
   })
 })

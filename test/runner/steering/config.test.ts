@@ -9,7 +9,7 @@ describe('approval config', () => {
     expect(approvalPolicy(section, {})).toEqual({ mode: 'auto', timeoutMs: 300_000, allow: [], deny: [] })
   })
 
-  it('config - an engine entry without its own timeout takes the section\'s', () => {
+  it("config - an engine entry without its own timeout takes the section's", () => {
     const section = EngineConfigSchema.parse({ approval: 'ask', approval_timeout: '3s' })
     const engine = NamedEngineSchema.parse({ name: 'c', type: 'claude', command: 'claude' })
     expect(approvalPolicy(section, engine).timeoutMs).toBe(3_000)

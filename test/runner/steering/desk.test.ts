@@ -13,7 +13,12 @@ function desk(options: { timeoutMs?: number; allow?: string[]; deny?: string[] }
   const events: EventDraft[] = []
   const waiting: boolean[] = []
   const d = new SteeringDesk({
-    policy: { mode: 'ask', timeoutMs: options.timeoutMs ?? 60_000, allow: (options.allow ?? []).map(parseApprovalRule), deny: (options.deny ?? []).map(parseApprovalRule) },
+    policy: {
+      mode: 'ask',
+      timeoutMs: options.timeoutMs ?? 60_000,
+      allow: (options.allow ?? []).map(parseApprovalRule),
+      deny: (options.deny ?? []).map(parseApprovalRule),
+    },
     emit: (draft) => events.push(draft),
     onWaiting: (w) => waiting.push(w),
   })
@@ -35,7 +40,12 @@ describe('steering desk - permissions', () => {
     const { d, last, waiting } = desk()
     const answer = d.permission({ call: bash('touch x'), suggestion: { toolName: 'Bash', ruleContent: 'touch:*' } })
     const request = last('permission_request').permission
-    expect(request).toMatchObject({ tool: { id: 'toolu_1', name: 'Bash', input: { command: 'touch x' } }, title: 'Bash: touch x', options: ['allow_once', 'allow_always', 'deny'], always: 'Bash(touch:*)' })
+    expect(request).toMatchObject({
+      tool: { id: 'toolu_1', name: 'Bash', input: { command: 'touch x' } },
+      title: 'Bash: touch x',
+      options: ['allow_once', 'allow_always', 'deny'],
+      always: 'Bash(touch:*)',
+    })
     expect(request.id).toMatch(/^per_/)
     expect(d.pending().permissions).toEqual([request])
     d.reply({ kind: 'permission', id: request.id, decision: 'allow_once' }, 'alice')
@@ -58,7 +68,7 @@ describe('steering desk - permissions', () => {
     expect(d.remembered.map((r) => r.text)).toEqual(['Bash(npm run test:*)'])
   })
 
-  it('desk - deny: the agent reads the person\'s message', async () => {
+  it("desk - deny: the agent reads the person's message", async () => {
     const { d, last } = desk()
     const answer = d.permission({ call: bash('rm x') })
     d.reply({ kind: 'permission', id: last('permission_request').permission.id, decision: 'deny', message: 'not that file' })
@@ -69,9 +79,15 @@ describe('steering desk - permissions', () => {
   it('desk - operator rules decide without asking, and say which rule', async () => {
     const { d, events } = desk({ allow: ['Bash(ls*)'], deny: ['Bash(rm *)'] })
     await expect(d.permission({ call: bash('ls -la') })).resolves.toMatchObject({ behavior: 'allow' })
-    await expect(d.permission({ call: bash('cd / && rm -rf x') })).resolves.toEqual({ behavior: 'deny', message: "The operator's rule Bash(rm *) denies this tool call." })
+    await expect(d.permission({ call: bash('cd / && rm -rf x') })).resolves.toEqual({
+      behavior: 'deny',
+      message: "The operator's rule Bash(rm *) denies this tool call.",
+    })
     expect(events.map((e) => e.event)).toEqual(['permission_resolved', 'permission_resolved'])
-    expect(events).toMatchObject([{ source: 'rule', rule: 'Bash(ls*)' }, { source: 'rule', rule: 'Bash(rm *)', decision: 'deny' }])
+    expect(events).toMatchObject([
+      { source: 'rule', rule: 'Bash(ls*)' },
+      { source: 'rule', rule: 'Bash(rm *)', decision: 'deny' },
+    ])
   })
 
   it('desk - unanswered: denied at expires_at, with a reason the agent reads', async () => {

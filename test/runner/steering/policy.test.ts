@@ -3,7 +3,12 @@ import { judge, type ApprovalPolicy } from '../../../runner/steering/policy.ts'
 import { parseApprovalRule } from '../../../runner/steering/rules.ts'
 import type { ToolCall } from '../../../waf/mod.ts'
 
-const policy = (allow: string[], deny: string[]): ApprovalPolicy => ({ mode: 'ask', timeoutMs: 1000, allow: allow.map(parseApprovalRule), deny: deny.map(parseApprovalRule) })
+const policy = (allow: string[], deny: string[]): ApprovalPolicy => ({
+  mode: 'ask',
+  timeoutMs: 1000,
+  allow: allow.map(parseApprovalRule),
+  deny: deny.map(parseApprovalRule),
+})
 const bash = (command: string): ToolCall => ({ toolName: 'Bash', input: { command } })
 
 describe('approval policy - judge', () => {

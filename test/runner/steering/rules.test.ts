@@ -17,12 +17,15 @@ describe('approval rules - parsing', () => {
     expect(parseApprovalRule(text)).toMatchObject(expected)
   })
 
-  it.each([['Bash()', /empty pattern/], ['(x)', /not an approval rule/], ['Bash(x', /not an approval rule/], ['', /not an approval rule/], ['two words', /not an approval rule/]])(
-    'rules - %j is refused with a reason',
-    (text, reason) => {
-      expect(() => parseApprovalRule(text)).toThrow(reason)
-    },
-  )
+  it.each([
+    ['Bash()', /empty pattern/],
+    ['(x)', /not an approval rule/],
+    ['Bash(x', /not an approval rule/],
+    ['', /not an approval rule/],
+    ['two words', /not an approval rule/],
+  ])('rules - %j is refused with a reason', (text, reason) => {
+    expect(() => parseApprovalRule(text)).toThrow(reason)
+  })
 })
 
 describe('approval rules - allow', () => {

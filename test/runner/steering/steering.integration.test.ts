@@ -33,7 +33,10 @@ describe('steering - the session and its CLI', () => {
     client.send({ type: 'execute', request_id: 's', session_id: 'stop-wait', prompt: 'tool: touch canary' })
     const request = (await client.event('permission_request', 'stop-wait')).permission as { id: string }
     client.send({ type: 'stop', session_id: 'stop-wait' })
-    expect(await client.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === request.id)).toMatchObject({ decision: 'deny', source: 'turn_ended' })
+    expect(await client.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === request.id)).toMatchObject({
+      decision: 'deny',
+      source: 'turn_ended',
+    })
     expect(await client.next((msg) => msg.session_id === 'stop-wait' && isEnd(msg))).toMatchObject({ event: 'stopped' })
     expect(existsSync(canary('stop-wait'))).toBe(false)
     client.send({ type: 'permission_reply', request_id: 'late', session_id: 'stop-wait', permission_id: request.id, decision: 'allow_once' })
@@ -44,10 +47,12 @@ describe('steering - the session and its CLI', () => {
     client.send({ type: 'execute', request_id: 't', session_id: 'slow-person', prompt: 'tool: touch canary' })
     const request = (await client.event('permission_request', 'slow-person')).permission as { id: string }
     // Longer than engine.timeout (1 s) before anyone answers: the turn is not timed out meanwhile.
-    const timedOut = client.next((msg) => msg.session_id === 'slow-person' && msg.event === 'error', 2_500).then(
-      (msg) => msg,
-      () => undefined,
-    )
+    const timedOut = client
+      .next((msg) => msg.session_id === 'slow-person' && msg.event === 'error', 2_500)
+      .then(
+        (msg) => msg,
+        () => undefined,
+      )
     expect(await timedOut).toBeUndefined()
     client.send({ type: 'permission_reply', session_id: 'slow-person', permission_id: request.id, decision: 'allow_once' })
     expect(await client.next((msg) => msg.session_id === 'slow-person' && isEnd(msg))).toMatchObject({ event: 'completed' })
@@ -59,7 +64,8 @@ describe('steering - the session and its CLI', () => {
     const request = (await client.event('permission_request', 'http-reply')).permission as { id: string }
     const pending = await (await fetch(`${stack.url}/v1/sessions/http-reply/pending`)).json()
     expect(pending).toMatchObject({ permissions: [{ id: request.id, tool: { name: 'Bash', input: { command: 'touch canary' } } }], questions: [] })
-    const post = (body: unknown) => fetch(`${stack.url}/v1/sessions/http-reply/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const post = (body: unknown) =>
+      fetch(`${stack.url}/v1/sessions/http-reply/reply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const bad = await post({ permission_id: request.id, decision: 'perhaps' })
     expect([bad.status, ((await bad.json()) as { code: string }).code]).toEqual([400, 'BAD_REQUEST'])
     const unknown = await post({ permission_id: 'per_nothing', decision: 'deny' })

@@ -31,9 +31,21 @@ engines:
   })
 
   it.each([
-    ['engine.command beside engines', 'engine: { command: /opt/claude }\nengines: [{ name: a, type: claude, command: a }]', 'engine.command: engine.command describes the one engine of a config without `engines`'],
-    ['a default that names no engine', 'engine: { default: b }\nengines: [{ name: a, type: claude, command: a }]', 'engine.default: engine.default "b" names no engine (configured: a)'],
-    ['two engines of one name', 'engines: [{ name: a, type: claude, command: a }, { name: a, type: claude, command: b }]', 'engines.1.name: the engine name "a" is used twice'],
+    [
+      'engine.command beside engines',
+      'engine: { command: /opt/claude }\nengines: [{ name: a, type: claude, command: a }]',
+      'engine.command: engine.command describes the one engine of a config without `engines`',
+    ],
+    [
+      'a default that names no engine',
+      'engine: { default: b }\nengines: [{ name: a, type: claude, command: a }]',
+      'engine.default: engine.default "b" names no engine (configured: a)',
+    ],
+    [
+      'two engines of one name',
+      'engines: [{ name: a, type: claude, command: a }, { name: a, type: claude, command: b }]',
+      'engines.1.name: the engine name "a" is used twice',
+    ],
   ])('config - %s is refused, naming the key', async (_name, text, message) => {
     await expect(loadConfig(await configFile(text), {})).rejects.toThrow(message)
   })

@@ -5,12 +5,23 @@ import { observabilitySettings, securityOptions, stateSettings } from '../../../
 describe('config slices - each part gets its own settings', () => {
   it('server config - securityOptions hands the gateway the auth and limits sections and the periods', () => {
     const config = resolveConfig({ server: { host: '0.0.0.0', ping_interval: '5s', task_pulse: '7s' } }, { SERVICE_API_KEY: 'k-123' })
-    expect(securityOptions(config)).toEqual({ auth: config.auth, limits: config.limits, pingIntervalMs: 5_000, taskPulseMs: 7_000, http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 }, host: '0.0.0.0', wsDialect: 'native' })
+    expect(securityOptions(config)).toEqual({
+      auth: config.auth,
+      limits: config.limits,
+      pingIntervalMs: 5_000,
+      taskPulseMs: 7_000,
+      http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 },
+      host: '0.0.0.0',
+      wsDialect: 'native',
+    })
     expect(config.auth.api_key).toEqual(['k-123'])
   })
 
   it('config slices - stateSettings: the state section without its backend, the subject prefix and the durable dir', () => {
-    const config = resolveConfig({ nats: { prefix: 'p1' }, session: { marker_dir: '/m' }, state: { backend: 'memory', storage: 'memory', lease_ttl: '3s' } }, {})
+    const config = resolveConfig(
+      { nats: { prefix: 'p1' }, session: { marker_dir: '/m' }, state: { backend: 'memory', storage: 'memory', lease_ttl: '3s' } },
+      {},
+    )
     expect(stateSettings(config)).toEqual({
       storage: 'memory',
       replicas: 1,

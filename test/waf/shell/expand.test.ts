@@ -49,7 +49,7 @@ describe('waf shell expansion', () => {
     expect(commandViews('rm -rf ${X:-/tmp/x}').parsed).toBe('rm -rf /tmp/x')
     expect(commandViews('X=a; echo ${X:-b} ${Y:+c} ${X:?m}').parsed).toContain('echo a c a')
     expect(commandViews('f(){ rm -rf "$1"; }; f /').parsed.split('\n')).toContain('rm -rf /')
-    expect(commandViews("sh -c 'rm -rf \"$1\"' _ /").parsed.split('\n')).toContain('rm -rf /')
+    expect(commandViews('sh -c \'rm -rf "$1"\' _ /').parsed.split('\n')).toContain('rm -rf /')
     // A recursive function is not followed into itself.
     expect(commandViews('f(){ f; }; f').tooComplex).toBe(false)
   })

@@ -8,7 +8,18 @@ import { DEFAULT_RULES } from '../../../waf/default-rules.ts'
 
 /** Strings made of the characters that matter to a shell, so the parser's corners are reached. */
 const shellish = fc.string({
-  unit: fc.constantFrom(...'ab /-~$()`\'"\\|&;<>{}*=#\n\t!0123456789ecsh'.split(''), '$(', '${', '$\'', '<<', 'EOF\n', 'sh -c ', 'rm -rf ', 'base64 -d', ' | sh'),
+  unit: fc.constantFrom(
+    ...'ab /-~$()`\'"\\|&;<>{}*=#\n\t!0123456789ecsh'.split(''),
+    '$(',
+    '${',
+    "$'",
+    '<<',
+    'EOF\n',
+    'sh -c ',
+    'rm -rf ',
+    'base64 -d',
+    ' | sh',
+  ),
   maxLength: 200,
 })
 

@@ -17,8 +17,16 @@ describe('waf shell views', () => {
     { name: 'sh -c is unwrapped', command: `bash -c 'ls; pwd'`, parsed: ['bash -c ls; pwd', 'ls', 'pwd'] },
     { name: 'a data here-document is not parsed', command: "cat > f <<'EOF'\nrm -rf /\nEOF\nls", parsed: ['cat > f << EOF', 'ls'] },
     { name: 'a shell here-document is parsed', command: 'bash <<EOF\nls /\nEOF', parsed: ['bash << EOF', 'ls /'] },
-    { name: 'an interpreter here-document joins its line', command: "python3 - <<'EOF'\nprint(1)\nEOF", parsed: ['python3 - << EOF', 'python3 - << EOF print(1) '] },
-    { name: 'base64 into a shell is decoded', command: 'echo bHMgLwo= | base64 -d | sh', parsed: ['echo bHMgLwo=', 'base64 -d', 'sh', 'ls /', 'echo bHMgLwo= | base64 -d | sh'] },
+    {
+      name: 'an interpreter here-document joins its line',
+      command: "python3 - <<'EOF'\nprint(1)\nEOF",
+      parsed: ['python3 - << EOF', 'python3 - << EOF print(1) '],
+    },
+    {
+      name: 'base64 into a shell is decoded',
+      command: 'echo bHMgLwo= | base64 -d | sh',
+      parsed: ['echo bHMgLwo=', 'base64 -d', 'sh', 'ls /', 'echo bHMgLwo= | base64 -d | sh'],
+    },
     { name: 'cd to an absolute directory resolves later arguments', command: 'cd /srv && ls app', parsed: ['cd /srv', 'ls app', 'ls /srv/app'] },
     { name: 'comments are dropped', command: 'ls # rm -rf /', parsed: ['ls'] },
     { name: 'unbalanced quotes run to the end', command: `echo 'oops; rm -rf /`, parsed: ['echo oops; rm -rf /'] },
@@ -33,7 +41,10 @@ describe('waf shell views', () => {
   })
 
   it('views - urls are collected, scheme or not, for fetchers', () => {
-    expect(commandViews('curl -s https://a.example/x && wget 169.254.169.254/latest && echo 10.0.0.1').urls).toEqual(['https://a.example/x', 'http://169.254.169.254/latest'])
+    expect(commandViews('curl -s https://a.example/x && wget 169.254.169.254/latest && echo 10.0.0.1').urls).toEqual([
+      'https://a.example/x',
+      'http://169.254.169.254/latest',
+    ])
   })
 
   it('views - a nesting deeper than the parser follows is reported', () => {

@@ -75,7 +75,11 @@ try {
     writeFileSync(logFile, '')
     mkdirSync(work)
     const env = opencodeEnv(api.url, home)
-    const config = { ...JSON.parse(env.OPENCODE_CONFIG_CONTENT ?? '{}'), plugin: [pathToFileURL(plugin).href], ...(scenario.permission && { permission: scenario.permission }) }
+    const config = {
+      ...JSON.parse(env.OPENCODE_CONFIG_CONTENT ?? '{}'),
+      plugin: [pathToFileURL(plugin).href],
+      ...(scenario.permission && { permission: scenario.permission }),
+    }
     const before = api.chatRequests().length
     const child = spawn(command, ['run', '--format', 'json', '--model', FAKE_MODEL], {
       cwd: work,
@@ -98,8 +102,14 @@ try {
       scenario: scenario.name,
       config: { permission: scenario.permission ?? '(default)' },
       exitCode: code,
-      hooks: readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)),
-      stdout: stdout.split('\n').filter(Boolean).map((line) => (line.startsWith('{') ? JSON.parse(line) : line)),
+      hooks: readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+      stdout: stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (line.startsWith('{') ? JSON.parse(line) : line)),
       stderr: stderr.split('\n').filter(Boolean),
       commandRan: existsSync(join(work, 'canary')),
       toolResultsSentToModel: [...new Set(toolResults)],

@@ -4,7 +4,16 @@ import type { ChatSession } from '../../../../gateway/chat/sessions.ts'
 import { ChatSteering } from '../../../../gateway/chat/steering/chat-steering.ts'
 import { captureLog } from '../../../fixtures/chat.ts'
 
-const session: ChatSession = { key: 'c1:u1', session_id: 'chat-1', user_id: 'u1', platform: 'chat', conversation_id: 'c1', robot_code: 'r', created_at: 0, last_active: 0 }
+const session: ChatSession = {
+  key: 'c1:u1',
+  session_id: 'chat-1',
+  user_id: 'u1',
+  platform: 'chat',
+  conversation_id: 'c1',
+  robot_code: 'r',
+  created_at: 0,
+  last_active: 0,
+}
 
 const asks = (id: string, command = 'touch canary'): ServiceEvent =>
   ({
@@ -20,7 +29,8 @@ const question = (id: string): ServiceEvent =>
     data: 'Which colour?',
     question: { id, questions: [{ question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Blue' }], multi_select: false }], expires_at: 1 },
   }) as ServiceEvent
-const resolved = (id: string, fields: Record<string, unknown>): ServiceEvent => ({ event: 'permission_resolved', session_id: 'chat-1', data: '', permission_id: id, decision: 'allow_once', source: 'client', ...fields }) as ServiceEvent
+const resolved = (id: string, fields: Record<string, unknown>): ServiceEvent =>
+  ({ event: 'permission_resolved', session_id: 'chat-1', data: '', permission_id: id, decision: 'allow_once', source: 'client', ...fields }) as ServiceEvent
 
 /** A ChatSteering whose runner answers each reply with `refuse()` (a ServiceError to throw) or success. */
 function steering(refuse: () => ServiceError | undefined = () => undefined) {

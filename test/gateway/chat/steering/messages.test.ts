@@ -6,13 +6,20 @@ import { SIZE_AND_SIDES as two, TOUCH_CANARY as permission } from './requests.ts
 
 const colour: OpenRequest = {
   kind: 'question',
-  request: { id: 'que_1', questions: [{ question: 'Which colour?', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue' }], multi_select: false }], expires_at: 1 },
+  request: {
+    id: 'que_1',
+    questions: [{ question: 'Which colour?', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue' }], multi_select: false }],
+    expires_at: 1,
+  },
 }
 
 describe('chat steering - messages', () => {
   it.each([
     [permission, 'The agent wants to run Bash: touch canary. Reply 1 to allow once, 2 to allow for this session, 3 to deny.'],
-    [{ kind: 'permission', request: { ...permission.request, title: 'WebSearch', options: ['allow_once', 'deny'] } }, 'The agent wants to run WebSearch. Reply 1 to allow once, 2 to deny.'],
+    [
+      { kind: 'permission', request: { ...permission.request, title: 'WebSearch', options: ['allow_once', 'deny'] } },
+      'The agent wants to run WebSearch. Reply 1 to allow once, 2 to deny.',
+    ],
     [colour, "The agent asks: Which colour?\n1. Red (warm)\n2. Blue\nReply with an option's number or name, or reject to skip."],
     [
       two,
@@ -51,7 +58,10 @@ describe('chat steering - messages', () => {
   })
 
   it.each([
-    [{ code: 'ALREADY_ANSWERED', message: 'request per_1 was settled already (it timed out)' }, 'Too late: this request was settled already (it timed out or another client answered it).'],
+    [
+      { code: 'ALREADY_ANSWERED', message: 'request per_1 was settled already (it timed out)' },
+      'Too late: this request was settled already (it timed out or another client answered it).',
+    ],
     [{ code: 'PERMISSION_NOT_FOUND', message: 'no permission request' }, 'This request is no longer open.'],
     [{ code: 'NO_RUNNER', message: 'no runner answered' }, 'Your answer could not be delivered (NO_RUNNER): no runner answered. Please reply again.'],
   ])('a refused reply %#', (error, text) => {

@@ -7,11 +7,19 @@ import { parseReply } from '../../../../gateway/chat/steering/parse-reply.ts'
 const onceOrDeny: OpenRequest = { kind: 'permission', request: { ...permission.request, options: ['allow_once', 'deny'] } }
 const colour: OpenRequest = {
   kind: 'question',
-  request: { id: 'que_1', questions: [{ question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Light blue' }, { label: 'Skip' }], multi_select: false }], expires_at: 1 },
+  request: {
+    id: 'que_1',
+    questions: [{ question: 'Which colour?', options: [{ label: 'Red' }, { label: 'Light blue' }, { label: 'Skip' }], multi_select: false }],
+    expires_at: 1,
+  },
 }
 const toppings: OpenRequest = {
   kind: 'question',
-  request: { id: 'que_2', questions: [{ question: 'Toppings?', options: [{ label: 'Ham' }, { label: 'Olives' }, { label: 'Extra cheese' }], multi_select: true }], expires_at: 1 },
+  request: {
+    id: 'que_2',
+    questions: [{ question: 'Toppings?', options: [{ label: 'Ham' }, { label: 'Olives' }, { label: 'Extra cheese' }], multi_select: true }],
+    expires_at: 1,
+  },
 }
 
 describe('chat steering - parse a reply', () => {

@@ -5,7 +5,13 @@ import type { OpenRequest } from '../../../../gateway/chat/steering/open-request
 /** Claude Code asking to run `touch canary`, with the three usual options. */
 export const TOUCH_CANARY: Extract<OpenRequest, { kind: 'permission' }> = {
   kind: 'permission',
-  request: { id: 'per_1', tool: { name: 'Bash', input: { command: 'touch canary' } }, title: 'Bash: touch canary', options: ['allow_once', 'allow_always', 'deny'], expires_at: 1 },
+  request: {
+    id: 'per_1',
+    tool: { name: 'Bash', input: { command: 'touch canary' } },
+    title: 'Bash: touch canary',
+    options: ['allow_once', 'allow_always', 'deny'],
+    expires_at: 1,
+  },
 }
 
 /** Two questions, the second multi-select. */

@@ -17,9 +17,30 @@ const record = (session_id: string, created_at: number, extra: Partial<SessionRe
 const query = (raw: Record<string, string | undefined> = {}) => SessionListQuery.parse(raw)
 
 describe('directory page - summaries', () => {
-  it('page - a busy record shows its turn, queue and owner; the CLI\'s own ids stay inside', () => {
-    const summary = toSummary(record('s', 1, { state: 'busy', owner: 'runner-1', turn_id: 't1', turn_request_id: 7, queued: [{ turn_id: 't2' }, { turn_id: 't3' }], work_dir: '/w/s', engine: 'gemini' }))
-    expect(summary).toEqual({ session_id: 's', state: 'busy', owner: 'runner-1', work_dir: '/w/s', engine: 'gemini', created_at: 1, last_active: 6, turn_id: 't1', queued_turns: 2, stats: emptyStats() })
+  it("page - a busy record shows its turn, queue and owner; the CLI's own ids stay inside", () => {
+    const summary = toSummary(
+      record('s', 1, {
+        state: 'busy',
+        owner: 'runner-1',
+        turn_id: 't1',
+        turn_request_id: 7,
+        queued: [{ turn_id: 't2' }, { turn_id: 't3' }],
+        work_dir: '/w/s',
+        engine: 'gemini',
+      }),
+    )
+    expect(summary).toEqual({
+      session_id: 's',
+      state: 'busy',
+      owner: 'runner-1',
+      work_dir: '/w/s',
+      engine: 'gemini',
+      created_at: 1,
+      last_active: 6,
+      turn_id: 't1',
+      queued_turns: 2,
+      stats: emptyStats(),
+    })
     expect(JSON.stringify(summary)).not.toContain('cli-s')
   })
 
@@ -60,7 +81,13 @@ describe('directory page - order, filter and cursor', () => {
 
   it('page - a cursor round-trips; anything else is BAD_REQUEST', () => {
     expect(decodeCursor(encodeCursor({ created_at: 12, session_id: 'x/ÿ' }))).toEqual({ created_at: 12, session_id: 'x/ÿ' })
-    for (const bad of ['', 'not-base64!', Buffer.from('[1]').toString('base64url'), Buffer.from('["1","x"]').toString('base64url'), Buffer.from('{}').toString('base64url')]) {
+    for (const bad of [
+      '',
+      'not-base64!',
+      Buffer.from('[1]').toString('base64url'),
+      Buffer.from('["1","x"]').toString('base64url'),
+      Buffer.from('{}').toString('base64url'),
+    ]) {
       expect(() => decodeCursor(bad), bad).toThrow(ServiceError)
       try {
         decodeCursor(bad)

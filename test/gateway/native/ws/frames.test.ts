@@ -44,13 +44,22 @@ describe('websocket frames', () => {
   })
 
   it.each([
-    [{ event: 'answer', session_id: 's', seq: 3, data: 'hi' }, { type: 'answer', payload: { content: 'hi', session_id: 's', seq: 3 } }],
+    [
+      { event: 'answer', session_id: 's', seq: 3, data: 'hi' },
+      { type: 'answer', payload: { content: 'hi', session_id: 's', seq: 3 } },
+    ],
     [
       { event: 'answer_delta', session_id: 's', turn_id: 't', data: 'Hel', message_id: 'm1' },
       { type: 'answer_delta', payload: { content: 'Hel', session_id: 's', turn_id: 't', message_id: 'm1' } },
     ],
-    [{ event: 'thinking_delta', session_id: 's', data: 'hm' }, { type: 'thinking_delta', payload: { content: 'hm', session_id: 's' } }],
-    [{ event: 'stopped', session_id: 's', seq: 4 }, { type: 'stopped', payload: { content: '', session_id: 's', seq: 4 } }],
+    [
+      { event: 'thinking_delta', session_id: 's', data: 'hm' },
+      { type: 'thinking_delta', payload: { content: 'hm', session_id: 's' } },
+    ],
+    [
+      { event: 'stopped', session_id: 's', seq: 4 },
+      { type: 'stopped', payload: { content: '', session_id: 's', seq: 4 } },
+    ],
     [
       { event: 'tool_use', data: 'Bash', tool: { id: 't1', name: 'Bash', input: { command: 'ls' } } },
       { type: 'tool_use', payload: { content: 'Bash', tool: { id: 't1', name: 'Bash', input: { command: 'ls' } } } },

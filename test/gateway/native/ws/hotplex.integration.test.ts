@@ -37,7 +37,11 @@ class HotplexSocket {
   }
 
   async next(match: (msg: Msg) => boolean): Promise<Msg> {
-    await until(() => this.messages.some(match), () => `a matching message; got ${JSON.stringify(this.messages.slice(-5))}`, 15_000)
+    await until(
+      () => this.messages.some(match),
+      () => `a matching message; got ${JSON.stringify(this.messages.slice(-5))}`,
+      15_000,
+    )
     return this.messages.find(match)!
   }
 
@@ -69,9 +73,19 @@ describe('hotplex dialect', () => {
 
   it('client.js - answer text from data.event_data, stats from data.stats on completed, system_prompt taken', async () => {
     const client = await open()
-    client.send({ type: 'execute', session_id: 'quick-start-demo', system_prompt: 'Respond only in Haiku format.', prompt: 'Tell me about HotPlex.', work_dir: root })
+    client.send({
+      type: 'execute',
+      session_id: 'quick-start-demo',
+      system_prompt: 'Respond only in Haiku format.',
+      prompt: 'Tell me about HotPlex.',
+      work_dir: root,
+    })
     const completed = await client.next((msg) => msg.event === 'completed')
-    const answer = client.of('quick-start-demo').filter((msg) => msg.event === 'answer').map((msg) => msg.data.event_data).join('')
+    const answer = client
+      .of('quick-start-demo')
+      .filter((msg) => msg.event === 'answer')
+      .map((msg) => msg.data.event_data)
+      .join('')
     expect(answer).toBe('Echo: Tell me about HotPlex.')
     expect(completed.data.session_id).toBe('quick-start-demo')
     expect(completed.data.stats.total_duration_ms).toBeGreaterThanOrEqual(0)
@@ -98,7 +112,10 @@ describe('hotplex dialect', () => {
     expect(typeof payload('thinking').event_data).toBe('string')
     expect(payload('thinking').event_data).not.toBe('')
     expect(payload('tool_use').event_data).toBe('Bash')
-    const answer = events.filter((msg) => msg.event === 'answer').map((msg) => msg.data.event_data).join('')
+    const answer = events
+      .filter((msg) => msg.event === 'answer')
+      .map((msg) => msg.data.event_data)
+      .join('')
     expect(answer).toContain('hi')
     // What the client resolves with: pending.sessionStats, read as result.stats.*.
     const stats = payload('session_stats')

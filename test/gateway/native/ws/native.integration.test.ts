@@ -114,7 +114,10 @@ describe('native websocket', () => {
     await client.next((msg) => msg.event === 'completed' && msg.request_id === 3)
     const done = client.eventsOf('queue-1').filter((msg) => msg.event === 'completed')
     expect(done.map((msg) => msg.request_id)).toEqual([1, 2, 3])
-    const answers = client.eventsOf('queue-1').filter((msg) => msg.event === 'answer').map((msg) => msg.data)
+    const answers = client
+      .eventsOf('queue-1')
+      .filter((msg) => msg.event === 'answer')
+      .map((msg) => msg.data)
     expect(answers.slice(-2)).toEqual(['Echo: second', 'Echo: third'])
   })
 

@@ -35,7 +35,9 @@ describe('native websocket - a client that stops reading', () => {
     observer.send({ type: 'attach', session_id: 'slow', request_id: 'a' })
 
     const slow = await connect(stack.wsUrl)
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => slow.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      slow.socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    )
     slow.send({ type: 'execute', session_id: 'slow', prompt: `burst: ${PARTS}`, request_id: 'x' })
     // The client stops reading: its kernel buffers fill, then the gateway's.
     socketOf(slow).pause()

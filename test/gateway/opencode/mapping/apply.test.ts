@@ -383,7 +383,6 @@ describe('opencode mapping - native events to OpenCode events', () => {
     ])
     const tools = events.filter((e) => e.type === 'message.part.updated' && e.properties.part.type === 'tool').map((e) => (e.properties as any).part)
     expect(tools).toEqual([
-      { id: 'prt_3', sessionID: SESSION, messageID: 'msg_2', type: 'tool', callID: 'toolu_1', tool: 'Bash', state: { status: 'running', input: { command: 'echo hi', description: 'Run echo hi' }, title: 'Run echo hi', time: { start: 1020 } } },
       {
         id: 'prt_3',
         sessionID: SESSION,
@@ -391,7 +390,23 @@ describe('opencode mapping - native events to OpenCode events', () => {
         type: 'tool',
         callID: 'toolu_1',
         tool: 'Bash',
-        state: { status: 'completed', input: { command: 'echo hi', description: 'Run echo hi' }, output: 'hi', title: 'Run echo hi', metadata: {}, time: { start: 1020, end: 1030 } },
+        state: { status: 'running', input: { command: 'echo hi', description: 'Run echo hi' }, title: 'Run echo hi', time: { start: 1020 } },
+      },
+      {
+        id: 'prt_3',
+        sessionID: SESSION,
+        messageID: 'msg_2',
+        type: 'tool',
+        callID: 'toolu_1',
+        tool: 'Bash',
+        state: {
+          status: 'completed',
+          input: { command: 'echo hi', description: 'Run echo hi' },
+          output: 'hi',
+          title: 'Run echo hi',
+          metadata: {},
+          time: { start: 1020, end: 1030 },
+        },
       },
     ])
   })
@@ -421,14 +436,27 @@ describe('opencode mapping - native events to OpenCode events', () => {
     const { view } = feed([t.started('hi')], (v, ctx) => [
       planTurn(v, makePlan(ctx, 'turn_1', { agent: 'plan', model: { providerID: 'anthropic', modelID: 'claude-x' }, system: 'Be terse.' }), ctx),
     ])
-    expect(view.messages[0]!.info).toEqual({ id: 'msg_1', sessionID: SESSION, role: 'user', time: { created: 1010 }, agent: 'plan', model: { providerID: 'anthropic', modelID: 'claude-x' }, system: 'Be terse.' })
+    expect(view.messages[0]!.info).toEqual({
+      id: 'msg_1',
+      sessionID: SESSION,
+      role: 'user',
+      time: { created: 1010 },
+      agent: 'plan',
+      model: { providerID: 'anthropic', modelID: 'claude-x' },
+      system: 'Be terse.',
+    })
     expect(view.messages[1]!.info).toMatchObject({ agent: 'plan', mode: 'plan', providerID: 'anthropic', modelID: 'claude-x' })
   })
 
-  it('turn_started of a turn started elsewhere - its instructions become the user message\'s system', () => {
+  it("turn_started of a turn started elsewhere - its instructions become the user message's system", () => {
     const t = nativeTurn(SESSION, 'turn_1')
     const { view } = feed([t.started('hi', 'From the WebSocket.')])
-    expect(view.messages[0]!.info).toMatchObject({ role: 'user', agent: 'build', model: { providerID: 'agent-runtime', modelID: 'default' }, system: 'From the WebSocket.' })
+    expect(view.messages[0]!.info).toMatchObject({
+      role: 'user',
+      agent: 'build',
+      model: { providerID: 'agent-runtime', modelID: 'default' },
+      system: 'From the WebSocket.',
+    })
   })
 
   it('error - the turn end and the message carry the code', () => {

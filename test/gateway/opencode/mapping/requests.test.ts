@@ -76,7 +76,10 @@ describe('opencode requests - the service’s steering requests in OpenCode’s 
   })
 
   it('requests - a Bash call: permission bash, the command as pattern and metadata, always from the rule, the call as tool', () => {
-    const info = toPermission(request('Bash', { command: 'touch canary' }, { always: 'Bash(touch canary *)' }), 'ses_1', DIR, { messageID: 'msg_2', callID: 'toolu_1' })
+    const info = toPermission(request('Bash', { command: 'touch canary' }, { always: 'Bash(touch canary *)' }), 'ses_1', DIR, {
+      messageID: 'msg_2',
+      callID: 'toolu_1',
+    })
     expect(info).toEqual({
       id: 'per_1',
       sessionID: 'ses_1',
@@ -103,7 +106,15 @@ describe('opencode requests - the service’s steering requests in OpenCode’s 
   it('requests - the /api shape: action, resources, save, source', () => {
     const info = toPermission(request('Bash', { command: 'ls' }, { always: 'Bash(ls:*)' }), 'ses_1', DIR, { messageID: 'msg_2', callID: 'toolu_1' })
     const v2 = toPermissionV2(info)
-    expect(v2).toEqual({ id: 'per_1', sessionID: 'ses_1', action: 'bash', resources: ['ls'], save: ['ls *'], metadata: info.metadata, source: { type: 'tool', messageID: 'msg_2', callID: 'toolu_1' } })
+    expect(v2).toEqual({
+      id: 'per_1',
+      sessionID: 'ses_1',
+      action: 'bash',
+      resources: ['ls'],
+      save: ['ls *'],
+      metadata: info.metadata,
+      source: { type: 'tool', messageID: 'msg_2', callID: 'toolu_1' },
+    })
     expect(() => PermissionV2.parse(v2)).not.toThrow()
     expect(toPermissionV2({ ...info, tool: undefined } as never)).not.toHaveProperty('source')
   })
@@ -122,7 +133,16 @@ describe('opencode requests - the service’s steering requests in OpenCode’s 
       id: 'que_1',
       sessionID: 'ses_1',
       questions: [
-        { question: 'Which colour?', header: 'Colour', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: '' }], multiple: false, custom: true },
+        {
+          question: 'Which colour?',
+          header: 'Colour',
+          options: [
+            { label: 'Red', description: 'warm' },
+            { label: 'Blue', description: '' },
+          ],
+          multiple: false,
+          custom: true,
+        },
         { question: 'Extras?', header: '', options: [], multiple: true, custom: true },
       ],
       tool: { messageID: 'msg_2', callID: 'toolu_q' },
@@ -141,8 +161,14 @@ describe('opencode requests - the service’s steering requests in OpenCode’s 
 
   it.each([
     [{ reply: 'once' as const }, { kind: 'permission', id: 'per_1', decision: 'allow_once' }],
-    [{ reply: 'reject' as const, message: 'not that file' }, { kind: 'permission', id: 'per_1', decision: 'deny', message: 'not that file' }],
-    [{ reply: 'reject' as const, message: '' }, { kind: 'permission', id: 'per_1', decision: 'deny' }],
+    [
+      { reply: 'reject' as const, message: 'not that file' },
+      { kind: 'permission', id: 'per_1', decision: 'deny', message: 'not that file' },
+    ],
+    [
+      { reply: 'reject' as const, message: '' },
+      { kind: 'permission', id: 'per_1', decision: 'deny' },
+    ],
   ])('requests - the answer %j is the reply %j', (body, reply) => {
     expect(permissionReplyOf('per_1', body)).toEqual(reply)
   })

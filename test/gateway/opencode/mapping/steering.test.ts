@@ -43,12 +43,26 @@ describe('opencode steering mapping - native steering events in, OpenCode permis
   it.each<{ name: string; native: ServiceEvent[]; expected: string[]; open?: { permissions: string[]; questions: string[] } }>([
     {
       name: 'a request while the call runs: asked with the turn’s assistant message and the call; allowed once',
-      native: [t.started('run: touch canary'), t.toolUse('toolu_1', { command: 'touch canary' }), t.permission('per_1', 'toolu_1', 'touch canary'), t.resolved('per_1', 'allow_once'), t.toolResult('toolu_1', ''), t.completed()],
+      native: [
+        t.started('run: touch canary'),
+        t.toolUse('toolu_1', { command: 'touch canary' }),
+        t.permission('per_1', 'toolu_1', 'touch canary'),
+        t.resolved('per_1', 'allow_once'),
+        t.toolResult('toolu_1', ''),
+        t.completed(),
+      ],
       expected: ['asked per_1 bash [touch canary] tool=msg_2/toolu_1', 'replied per_1 once'],
     },
     {
       name: 'allow always and deny: always, reject',
-      native: [t.started('p'), t.permission('per_1', 'toolu_1', 'a'), t.resolved('per_1', 'allow_always'), t.permission('per_2', 'toolu_2', 'b'), t.resolved('per_2', 'deny', 'timeout'), t.completed()],
+      native: [
+        t.started('p'),
+        t.permission('per_1', 'toolu_1', 'a'),
+        t.resolved('per_1', 'allow_always'),
+        t.permission('per_2', 'toolu_2', 'b'),
+        t.resolved('per_2', 'deny', 'timeout'),
+        t.completed(),
+      ],
       expected: ['asked per_1 bash [a] tool=msg_2/toolu_1', 'replied per_1 always', 'asked per_2 bash [b] tool=msg_2/toolu_2', 'replied per_2 reject'],
     },
     {
@@ -64,7 +78,13 @@ describe('opencode steering mapping - native steering events in, OpenCode permis
     },
     {
       name: 'the same request twice (a replay overlapping live events): asked once, replied once',
-      native: [t.started('p'), t.permission('per_1', 'toolu_1', 'a'), t.permission('per_1', 'toolu_1', 'a'), t.resolved('per_1', 'deny'), t.resolved('per_1', 'deny')],
+      native: [
+        t.started('p'),
+        t.permission('per_1', 'toolu_1', 'a'),
+        t.permission('per_1', 'toolu_1', 'a'),
+        t.resolved('per_1', 'deny'),
+        t.resolved('per_1', 'deny'),
+      ],
       expected: ['asked per_1 bash [a] tool=msg_2/toolu_1', 'replied per_1 reject'],
     },
     {
@@ -75,17 +95,35 @@ describe('opencode steering mapping - native steering events in, OpenCode permis
     },
     {
       name: 'a question while AskUserQuestion runs: its call is the tool; answered',
-      native: [t.started('ask: Which?'), t.toolUse('toolu_q', { questions: [] }, 'AskUserQuestion'), t.question('que_1', 'Which?', ['A', 'B']), t.answered('que_1', [['B']]), t.completed()],
+      native: [
+        t.started('ask: Which?'),
+        t.toolUse('toolu_q', { questions: [] }, 'AskUserQuestion'),
+        t.question('que_1', 'Which?', ['A', 'B']),
+        t.answered('que_1', [['B']]),
+        t.completed(),
+      ],
       expected: ['question que_1 Which? tool=msg_2/toolu_q', 'answered que_1 [["B"]]'],
     },
     {
       name: 'a question rejected, or unanswered in time: rejected',
-      native: [t.started('p'), t.question('que_1', 'A?', ['x']), t.answered('que_1'), t.question('que_2', 'B?', ['y']), t.answered('que_2', undefined, 'timeout')],
+      native: [
+        t.started('p'),
+        t.question('que_1', 'A?', ['x']),
+        t.answered('que_1'),
+        t.question('que_2', 'B?', ['y']),
+        t.answered('que_2', undefined, 'timeout'),
+      ],
       expected: ['question que_1 A? tool=-', 'rejected que_1', 'question que_2 B? tool=-', 'rejected que_2'],
     },
     {
       name: 'the turn ends with requests open (its runner lost): rejected, as OpenCode settles a cancelled session',
-      native: [t.started('p'), t.permission('per_1', 'toolu_1', 'a'), t.question('que_1', 'A?', ['x']), t.error('ENGINE_EXITED', 'gone'), t.resolved('per_1', 'deny', 'turn_ended')],
+      native: [
+        t.started('p'),
+        t.permission('per_1', 'toolu_1', 'a'),
+        t.question('que_1', 'A?', ['x']),
+        t.error('ENGINE_EXITED', 'gone'),
+        t.resolved('per_1', 'deny', 'turn_ended'),
+      ],
       expected: ['asked per_1 bash [a] tool=msg_2/toolu_1', 'question que_1 A? tool=-', 'replied per_1 reject', 'rejected que_1'],
       open: { permissions: [], questions: [] },
     },

@@ -136,7 +136,12 @@ describe('acp map - shapes', () => {
       name: 'a failed call is an error result, with its text content',
       updates: [
         { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'ls', kind: 'execute', status: 'in_progress', rawInput: { command: 'ls' } },
-        { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'no such file' } }] },
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 't1',
+          status: 'failed',
+          content: [{ type: 'content', content: { type: 'text', text: 'no such file' } }],
+        },
         { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'failed' },
       ],
       expected: [
@@ -147,7 +152,14 @@ describe('acp map - shapes', () => {
     {
       name: 'a non-zero exit code in rawOutput is an error',
       updates: [
-        { sessionUpdate: 'tool_call_update', toolCallId: 'c', kind: 'execute', status: 'completed', rawInput: { command: ['sh', '-c', 'false'] }, rawOutput: { exit_code: 1, formatted_output: '' } },
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: 'c',
+          kind: 'execute',
+          status: 'completed',
+          rawInput: { command: ['sh', '-c', 'false'] },
+          rawOutput: { exit_code: 1, formatted_output: '' },
+        },
       ],
       expected: [
         { kind: 'tool_use', id: 'c', name: 'shell', input: { command: 'false' } },
@@ -156,7 +168,16 @@ describe('acp map - shapes', () => {
     },
     {
       name: 'a tool without rawInput is described by its title and first location',
-      updates: [{ sessionUpdate: 'tool_call', toolCallId: 'write_file__9', title: 'Writing a.txt', kind: 'edit', status: 'in_progress', locations: [{ path: '/w/a.txt' }] }],
+      updates: [
+        {
+          sessionUpdate: 'tool_call',
+          toolCallId: 'write_file__9',
+          title: 'Writing a.txt',
+          kind: 'edit',
+          status: 'in_progress',
+          locations: [{ path: '/w/a.txt' }],
+        },
+      ],
       expected: [{ kind: 'tool_use', id: 'write_file__9', name: 'write_file', input: { title: 'Writing a.txt', path: '/w/a.txt' } }],
     },
     {
@@ -180,7 +201,12 @@ describe('acp map - shapes', () => {
 
   it('codex-acp: an argv is a shell command whatever the kind (`ls` is a search, `cat` a read)', () => {
     const asked = { toolCallId: 'call_1', kind: 'search', title: 'List /w', rawInput: { command: ['/bin/bash', '-lc', 'echo hi && ls; rm -rf /'], cwd: '/w' } }
-    expect(new SessionUpdateMapper().permissionAsked(asked).call).toEqual({ id: 'call_1', name: 'shell', input: { command: 'echo hi && ls; rm -rf /' }, command: 'echo hi && ls; rm -rf /' })
+    expect(new SessionUpdateMapper().permissionAsked(asked).call).toEqual({
+      id: 'call_1',
+      name: 'shell',
+      input: { command: 'echo hi && ls; rm -rf /' },
+      command: 'echo hi && ls; rm -rf /',
+    })
   })
 
   it.each([
@@ -194,12 +220,36 @@ describe('acp map - shapes', () => {
 
 describe('acp map - the call a person approves, under Claude Code’s names', () => {
   it.each([
-    { agent: 'gemini shell', call: { id: 'g1', name: 'run_shell_command', input: { command: 'git status' }, command: 'git status' }, expected: { toolName: 'Bash', input: { command: 'git status' } } },
-    { agent: 'codex-acp shell', call: { id: 'c1', name: 'shell', input: { command: 'ls' }, command: 'ls' }, expected: { toolName: 'Bash', input: { command: 'ls' } } },
-    { agent: 'claude-code-acp Bash', call: { id: 'k1', name: 'Bash', input: { command: 'ls' }, command: 'ls' }, expected: { toolName: 'Bash', input: { command: 'ls' } } },
-    { agent: 'claude-code-acp Edit', call: { id: 'k2', name: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } }, expected: { toolName: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } } },
-    { agent: 'gemini write_file', call: { id: 'g2', name: 'write_file', input: { title: 'Writing to a.ts', path: '/w/a.ts' }, kind: 'edit' }, expected: { toolName: 'Write', input: { title: 'Writing to a.ts', path: '/w/a.ts', file_path: '/w/a.ts' } } },
-    { agent: 'codex-acp edit (named by its title)', call: { id: 'c2', name: 'Edit /w/a.ts', input: { title: 'Edit /w/a.ts', path: '/w/a.ts' }, kind: 'edit' }, expected: { toolName: 'Edit', input: { title: 'Edit /w/a.ts', path: '/w/a.ts', file_path: '/w/a.ts' } } },
+    {
+      agent: 'gemini shell',
+      call: { id: 'g1', name: 'run_shell_command', input: { command: 'git status' }, command: 'git status' },
+      expected: { toolName: 'Bash', input: { command: 'git status' } },
+    },
+    {
+      agent: 'codex-acp shell',
+      call: { id: 'c1', name: 'shell', input: { command: 'ls' }, command: 'ls' },
+      expected: { toolName: 'Bash', input: { command: 'ls' } },
+    },
+    {
+      agent: 'claude-code-acp Bash',
+      call: { id: 'k1', name: 'Bash', input: { command: 'ls' }, command: 'ls' },
+      expected: { toolName: 'Bash', input: { command: 'ls' } },
+    },
+    {
+      agent: 'claude-code-acp Edit',
+      call: { id: 'k2', name: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } },
+      expected: { toolName: 'Edit', input: { file_path: '/w/a.ts', old_string: 'a', new_string: 'b' } },
+    },
+    {
+      agent: 'gemini write_file',
+      call: { id: 'g2', name: 'write_file', input: { title: 'Writing to a.ts', path: '/w/a.ts' }, kind: 'edit' },
+      expected: { toolName: 'Write', input: { title: 'Writing to a.ts', path: '/w/a.ts', file_path: '/w/a.ts' } },
+    },
+    {
+      agent: 'codex-acp edit (named by its title)',
+      call: { id: 'c2', name: 'Edit /w/a.ts', input: { title: 'Edit /w/a.ts', path: '/w/a.ts' }, kind: 'edit' },
+      expected: { toolName: 'Edit', input: { title: 'Edit /w/a.ts', path: '/w/a.ts', file_path: '/w/a.ts' } },
+    },
     { agent: 'an unknown tool', call: { id: 'u1', name: 'mcp_thing', input: { x: 1 } }, expected: { toolName: 'mcp_thing', input: { x: 1 } } },
   ])('$agent', ({ call, expected }) => {
     expect(approvalToolCall(call as AcpToolCall, '/w')).toEqual({ ...expected, toolUseId: call.id, cwd: '/w' })

@@ -35,8 +35,18 @@ const ask = (options: unknown[], g: ToolGate | undefined, call: AcpToolCall | nu
 
 describe('acp permission - the WAF decides', () => {
   it.each(AGENTS)('$agent: allow → the allow-once option (never "always"), deny → the reject option', async ({ options, allow, reject }) => {
-    await expect(ask(options, gate(() => ({ decision: 'allow' })))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: allow } })
-    await expect(ask(options, gate(() => ({ decision: 'deny', reason: 'no' })))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: reject } })
+    await expect(
+      ask(
+        options,
+        gate(() => ({ decision: 'allow' })),
+      ),
+    ).resolves.toEqual({ outcome: { outcome: 'selected', optionId: allow } })
+    await expect(
+      ask(
+        options,
+        gate(() => ({ decision: 'deny', reason: 'no' })),
+      ),
+    ).resolves.toEqual({ outcome: { outcome: 'selected', optionId: reject } })
   })
 
   it('the gate sees the call as the WAF reads it, with the cwd', async () => {
@@ -52,7 +62,12 @@ describe('acp permission - the WAF decides', () => {
   })
 
   it.each([
-    { name: 'a throw', g: gate(() => { throw new Error('boom') }) },
+    {
+      name: 'a throw',
+      g: gate(() => {
+        throw new Error('boom')
+      }),
+    },
     { name: 'a rejected promise', g: gate(() => Promise.reject(new Error('boom'))) },
     { name: 'no answer in time', g: gate(() => new Promise(() => {}), 0.05) },
     { name: 'a malformed decision', g: gate(() => ({ decision: 'maybe' }) as never) },
@@ -61,8 +76,19 @@ describe('acp permission - the WAF decides', () => {
   })
 
   it('a request naming no tool call is rejected; without a reject option the answer is cancelled', async () => {
-    await expect(ask(CLAUDE, gate(() => ({ decision: 'allow' })), null)).resolves.toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } })
-    await expect(ask([{ optionId: 'ok', kind: 'allow_once' }], gate(() => ({ decision: 'deny', reason: 'x' })))).resolves.toEqual({ outcome: { outcome: 'cancelled' } })
+    await expect(
+      ask(
+        CLAUDE,
+        gate(() => ({ decision: 'allow' })),
+        null,
+      ),
+    ).resolves.toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } })
+    await expect(
+      ask(
+        [{ optionId: 'ok', kind: 'allow_once' }],
+        gate(() => ({ decision: 'deny', reason: 'x' })),
+      ),
+    ).resolves.toEqual({ outcome: { outcome: 'cancelled' } })
   })
 
   it('without a gate (WAF off) the call is allowed once', async () => {
@@ -100,33 +126,61 @@ const askPerson = (options: unknown[], g: ToolGate | undefined, a: Approver, wai
   decidePermission({ params: { sessionId: 's', toolCall: {}, options }, call: CALL, cwd: '/w', gate: g, approver: a, waitCancel, done: () => {} })
 
 describe('acp permission - the WAF, then a person (approval: ask)', () => {
-  it.each(AGENTS)("$agent: the person's allow → the allow-once option (the desk keeps 'always'), deny → the reject option", async ({ options, allow, reject }) => {
-    const waf = gate(() => ({ decision: 'allow' }))
-    await expect(askPerson(options, waf, approver(ALLOW))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: allow } })
-    await expect(askPerson(options, waf, approver(DENY))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: reject } })
-  })
+  it.each(AGENTS)(
+    "$agent: the person's allow → the allow-once option (the desk keeps 'always'), deny → the reject option",
+    async ({ options, allow, reject }) => {
+      const waf = gate(() => ({ decision: 'allow' }))
+      await expect(askPerson(options, waf, approver(ALLOW))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: allow } })
+      await expect(askPerson(options, waf, approver(DENY))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: reject } })
+    },
+  )
 
   it('a WAF deny is never put to the person', async () => {
     const asked: { call: unknown }[] = []
-    await expect(askPerson(CLAUDE, gate(() => ({ decision: 'deny', reason: 'no' })), approver(ALLOW, asked))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } })
+    await expect(
+      askPerson(
+        CLAUDE,
+        gate(() => ({ decision: 'deny', reason: 'no' })),
+        approver(ALLOW, asked),
+      ),
+    ).resolves.toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } })
     expect(asked).toEqual([])
   })
 
   it('the person is asked about the call under Claude Code’s name, so approval rules read every agent alike', async () => {
     const asked: { call: unknown }[] = []
     const gemini: AcpToolCall = { id: 'run_shell_command__1', name: 'run_shell_command', input: { command: 'git status' }, command: 'git status' }
-    await decidePermission({ params: { options: GEMINI }, call: gemini, cwd: '/w', gate: undefined, approver: approver(ALLOW, asked), waitCancel: () => {}, done: () => {} })
+    await decidePermission({
+      params: { options: GEMINI },
+      call: gemini,
+      cwd: '/w',
+      gate: undefined,
+      approver: approver(ALLOW, asked),
+      waitCancel: () => {},
+      done: () => {},
+    })
     expect(asked.map((a) => a.call)).toEqual([{ toolName: 'Bash', input: { command: 'git status' }, toolUseId: 'run_shell_command__1', cwd: '/w' }])
   })
 
   it('an approver that fails is a reject', async () => {
-    await expect(askPerson(CLAUDE, undefined, approver(() => Promise.reject(new Error('gone'))))).resolves.toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } })
+    await expect(
+      askPerson(
+        CLAUDE,
+        undefined,
+        approver(() => Promise.reject(new Error('gone'))),
+      ),
+    ).resolves.toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } })
   })
 
   it("a cancelled turn answers cancelled and withdraws the person's ask", async () => {
     let cancel: ((o: { outcome: 'cancelled' }) => void) | undefined
     const asked: { call: unknown; signal?: AbortSignal | undefined }[] = []
-    const answer = askPerson(CLAUDE, undefined, approver(() => new Promise(() => {}), asked), (a) => (cancel = a))
+    const answer = askPerson(
+      CLAUDE,
+      undefined,
+      approver(() => new Promise(() => {}), asked),
+      (a) => (cancel = a),
+    )
     await until(() => asked.length === 1, 'the person was asked')
     cancel?.({ outcome: 'cancelled' })
     await expect(answer).resolves.toEqual({ outcome: { outcome: 'cancelled' } })

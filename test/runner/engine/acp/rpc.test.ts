@@ -38,7 +38,9 @@ describe('acp rpc - peer', () => {
   })
 
   it('answers the agent’s requests (string ids too, as codex-acp sends), errors for unknown methods', async () => {
-    const { rpc, written } = peer((method) => (method === 'session/request_permission' ? Promise.resolve({ outcome: { outcome: 'cancelled' } }) : Promise.reject(methodNotFound(method))))
+    const { rpc, written } = peer((method) =>
+      method === 'session/request_permission' ? Promise.resolve({ outcome: { outcome: 'cancelled' } }) : Promise.reject(methodNotFound(method)),
+    )
     rpc.receive('{"jsonrpc":"2.0","method":"session/request_permission","params":{},"id":"1e85-uuid"}')
     rpc.receive('{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{}}')
     await new Promise((r) => setImmediate(r))

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { costOf, turnResult, type TurnFacts } from '../../../../runner/engine/acp/turn.ts'
 
-const facts = (end: TurnFacts['end'], more: Partial<TurnFacts> = {}): TurnFacts => ({ end, cancelled: false, durationMs: 42, text: 'answer', cumulativeCostUsd: 0, ...more })
+const facts = (end: TurnFacts['end'], more: Partial<TurnFacts> = {}): TurnFacts => ({
+  end,
+  cancelled: false,
+  durationMs: 42,
+  text: 'answer',
+  cumulativeCostUsd: 0,
+  ...more,
+})
 
 describe('acp turn - result', () => {
   it.each([
@@ -11,8 +18,10 @@ describe('acp turn - result', () => {
       expected: { isError: false, subtype: 'success', inputTokens: 20, outputTokens: 50, text: 'answer', durationMs: 42, numTurns: 1 },
     },
     {
-      name: "end_turn with the unstable usage (cache counts kept)",
-      facts: facts({ response: { stopReason: 'end_turn', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10, cachedReadTokens: 2, cachedWriteTokens: 1 } } }),
+      name: 'end_turn with the unstable usage (cache counts kept)',
+      facts: facts({
+        response: { stopReason: 'end_turn', usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10, cachedReadTokens: 2, cachedWriteTokens: 1 } },
+      }),
       expected: { isError: false, inputTokens: 7, outputTokens: 3, cacheReadInputTokens: 2, cacheCreationInputTokens: 1 },
     },
     {

@@ -30,7 +30,10 @@ describe('claude control - protocol mapping', () => {
     expect(JSON.parse(initializeLine(10))).toEqual({
       type: 'control_request',
       request_id: INITIALIZE_REQUEST_ID,
-      request: { subtype: 'initialize', hooks: { PreToolUse: [{ matcher: '*', hookCallbackIds: [PRE_TOOL_USE_CALLBACK_ID], timeout: 10, onFailure: 'block' }] } },
+      request: {
+        subtype: 'initialize',
+        hooks: { PreToolUse: [{ matcher: '*', hookCallbackIds: [PRE_TOOL_USE_CALLBACK_ID], timeout: 10, onFailure: 'block' }] },
+      },
     })
     expect(initializeLine(10).endsWith('}\n')).toBe(true)
   })
@@ -39,7 +42,12 @@ describe('claude control - protocol mapping', () => {
     expect(parseControl(message(callbackLine()))).toEqual({
       kind: 'hook_callback',
       requestId: recordedRequest.request_id,
-      call: { toolName: 'Bash', input: recordedRequest.request.input.tool_input, toolUseId: recordedRequest.request.tool_use_id, cwd: recordedRequest.request.input.cwd },
+      call: {
+        toolName: 'Bash',
+        input: recordedRequest.request.input.tool_input,
+        toolUseId: recordedRequest.request.tool_use_id,
+        cwd: recordedRequest.request.input.cwd,
+      },
     })
   })
 
@@ -54,13 +62,33 @@ describe('claude control - protocol mapping', () => {
   })
 
   it.each([
-    { name: 'initialize success with hooks applied', line: { type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: { hooks_applied: true } } }, out: { kind: 'initialized', ok: true } },
-    { name: 'initialize success without hooks applied', line: { type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: {} } }, out: { kind: 'initialized', ok: false, error: 'it did not report hooks_applied' } },
-    { name: 'initialize error', line: { type: 'control_response', response: { subtype: 'error', request_id: INITIALIZE_REQUEST_ID, error: 'nope' } }, out: { kind: 'initialized', ok: false, error: 'nope' } },
-    { name: 'an interrupt answer', line: { type: 'control_response', response: { subtype: 'success', request_id: 'interrupt-1', response: {} } }, out: { kind: 'other' } },
+    {
+      name: 'initialize success with hooks applied',
+      line: { type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: { hooks_applied: true } } },
+      out: { kind: 'initialized', ok: true },
+    },
+    {
+      name: 'initialize success without hooks applied',
+      line: { type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: {} } },
+      out: { kind: 'initialized', ok: false, error: 'it did not report hooks_applied' },
+    },
+    {
+      name: 'initialize error',
+      line: { type: 'control_response', response: { subtype: 'error', request_id: INITIALIZE_REQUEST_ID, error: 'nope' } },
+      out: { kind: 'initialized', ok: false, error: 'nope' },
+    },
+    {
+      name: 'an interrupt answer',
+      line: { type: 'control_response', response: { subtype: 'success', request_id: 'interrupt-1', response: {} } },
+      out: { kind: 'other' },
+    },
     { name: 'a cancel request', line: { type: 'control_cancel_request', request_id: 'x' }, out: { kind: 'cancel', requestId: 'x' } },
     { name: 'a cancel request without an id', line: { type: 'control_cancel_request' }, out: { kind: 'other' } },
-    { name: 'a permission request with nothing in it', line: { type: 'control_request', request_id: 'r9', request: { subtype: 'can_use_tool' } }, out: { kind: 'can_use_tool', requestId: 'r9', call: { toolName: '', input: {} } } },
+    {
+      name: 'a permission request with nothing in it',
+      line: { type: 'control_request', request_id: 'r9', request: { subtype: 'can_use_tool' } },
+      out: { kind: 'can_use_tool', requestId: 'r9', call: { toolName: '', input: {} } },
+    },
     {
       name: 'an AskUserQuestion with malformed questions is a permission request',
       line: { type: 'control_request', request_id: 'r8', request: { subtype: 'can_use_tool', tool_name: 'AskUserQuestion', input: { questions: 'x' } } },
@@ -95,26 +123,54 @@ describe('claude control - protocol mapping', () => {
   })
 
   it.each<{ name: string; decision: unknown; response: unknown }>([
-    { name: 'allow: no objection, so the CLI\'s own rules still apply', decision: { decision: 'allow' }, response: {} },
-    { name: 'deny with the reason', decision: { decision: 'deny', reason: 'blocked by WAF rule x' }, response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'blocked by WAF rule x' } } },
-    { name: 'no decision denies', decision: undefined, response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: UNCHECKED } } },
-    { name: 'an unknown decision denies', decision: { decision: 'maybe' }, response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: UNCHECKED } } },
-    { name: 'a deny without a reason still denies', decision: { decision: 'deny' }, response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: UNCHECKED } } },
+    { name: "allow: no objection, so the CLI's own rules still apply", decision: { decision: 'allow' }, response: {} },
+    {
+      name: 'deny with the reason',
+      decision: { decision: 'deny', reason: 'blocked by WAF rule x' },
+      response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'blocked by WAF rule x' } },
+    },
+    {
+      name: 'no decision denies',
+      decision: undefined,
+      response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: UNCHECKED } },
+    },
+    {
+      name: 'an unknown decision denies',
+      decision: { decision: 'maybe' },
+      response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: UNCHECKED } },
+    },
+    {
+      name: 'a deny without a reason still denies',
+      decision: { decision: 'deny' },
+      response: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: UNCHECKED } },
+    },
   ])('answer - $name', ({ decision, response }) => {
-    expect(JSON.parse(hookAnswerLine('req-1', decision as ToolDecision))).toEqual({ type: 'control_response', response: { subtype: 'success', request_id: 'req-1', response } })
+    expect(JSON.parse(hookAnswerLine('req-1', decision as ToolDecision))).toEqual({
+      type: 'control_response',
+      response: { subtype: 'success', request_id: 'req-1', response },
+    })
   })
 
   it('answer - a request the runner does not serve gets an error answer', () => {
-    expect(answerOf(unsupportedAnswerLine('r9', 'can_use_tool'))).toEqual({ subtype: 'error', request_id: 'r9', error: 'Unsupported control request: can_use_tool' })
+    expect(answerOf(unsupportedAnswerLine('r9', 'can_use_tool'))).toEqual({
+      subtype: 'error',
+      request_id: 'r9',
+      error: 'Unsupported control request: can_use_tool',
+    })
   })
 })
 
 describe('claude control - the tool gate of one CLI process', () => {
-  const initialized = (ok = true) => JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: { hooks_applied: ok } } })
+  const initialized = (ok = true) =>
+    JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: INITIALIZE_REQUEST_ID, response: { hooks_applied: ok } } })
   const session = (check: ToolGate['check']) => {
     const written: string[] = []
     const refused: string[] = []
-    const gate = new ToolGateSession({ gate: { check, timeoutSeconds: 7 } }, (line) => written.push(line), (why) => refused.push(why))
+    const gate = new ToolGateSession(
+      { gate: { check, timeoutSeconds: 7 } },
+      (line) => written.push(line),
+      (why) => refused.push(why),
+    )
     return { gate, written, refused }
   }
 
@@ -133,7 +189,7 @@ describe('claude control - the tool gate of one CLI process', () => {
     gate.afterInitialize('prompt\n')
     gate.handle(message(initialized(false)))
     expect(written).toHaveLength(1)
-    expect(refused).toEqual([expect.stringContaining('refused the runner\'s tool hook')])
+    expect(refused).toEqual([expect.stringContaining("refused the runner's tool hook")])
   })
 
   it('gate - answers each hook_callback on the same tick with the decision', () => {
@@ -144,17 +200,29 @@ describe('claude control - the tool gate of one CLI process', () => {
     })
     gate.handle(message(callbackLine()))
     expect(calls).toEqual([expect.objectContaining({ toolName: 'Bash' })])
-    expect(answerOf(written[1]!)).toMatchObject({ subtype: 'success', request_id: recordedRequest.request_id, response: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'no' } } })
+    expect(answerOf(written[1]!)).toMatchObject({
+      subtype: 'success',
+      request_id: recordedRequest.request_id,
+      response: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: 'no' } },
+    })
   })
 
   it.each<{ name: string; check: ToolGate['check'] }>([
-    { name: 'a check that throws', check: () => { throw new Error('boom') } },
+    {
+      name: 'a check that throws',
+      check: () => {
+        throw new Error('boom')
+      },
+    },
     { name: 'a check that rejects', check: () => Promise.reject(new Error('boom')) },
   ])('gate - $name denies the call', async ({ check }) => {
     const { gate, written } = session(check)
     gate.handle(message(callbackLine()))
     await new Promise((resolve) => setImmediate(resolve))
-    expect(answerOf(written[1]!).response.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/could not check this tool call, so it was not run: the check failed \(boom\)/) })
+    expect(answerOf(written[1]!).response.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: expect.stringMatching(/could not check this tool call, so it was not run: the check failed \(boom\)/),
+    })
   })
 
   it('gate - a callback that names no tool is denied without asking', () => {

@@ -14,7 +14,7 @@ const stdout = (name: string, subtype: string) => run(name).transcript.find((t) 
 const stdin = (name: string, requestId: string) => run(name).transcript.find((t) => t.dir === 'stdin' && t.line.response?.request_id === requestId)!.line
 
 describe('claude control - permission prompts as the real CLI sends them', () => {
-  it('control - can_use_tool for Bash is a permission ask with the CLI\'s own suggestion', () => {
+  it("control - can_use_tool for Bash is a permission ask with the CLI's own suggestion", () => {
     const line = stdout('allow once', 'can_use_tool')
     expect(parseControl(line)).toEqual({
       kind: 'can_use_tool',
@@ -31,7 +31,17 @@ describe('claude control - permission prompts as the real CLI sends them', () =>
       requestId: line.request_id,
       toolUseId: line.request.tool_use_id,
       input: line.request.input,
-      questions: [{ question: 'Which colour?', header: 'Choice', options: [{ label: 'Red', description: 'Choose Red' }, { label: 'Blue', description: 'Choose Blue' }], multi_select: false }],
+      questions: [
+        {
+          question: 'Which colour?',
+          header: 'Choice',
+          options: [
+            { label: 'Red', description: 'Choose Red' },
+            { label: 'Blue', description: 'Choose Blue' },
+          ],
+          multi_select: false,
+        },
+      ],
     })
   })
 
@@ -72,7 +82,11 @@ describe('claude control - permission prompts as the real CLI sends them', () =>
 describe('claude control - the session asks the approver', () => {
   function session(approver: Approver | undefined) {
     const written: any[] = []
-    const gate = new ToolGateSession({ approver }, (line) => written.push(JSON.parse(line)), () => {})
+    const gate = new ToolGateSession(
+      { approver },
+      (line) => written.push(JSON.parse(line)),
+      () => {},
+    )
     return { gate, written }
   }
 
@@ -112,6 +126,8 @@ describe('claude control - the session asks the approver', () => {
     const { gate, written } = session(undefined)
     const request = stdout('allow once', 'can_use_tool')
     gate.handle(request)
-    expect(written).toEqual([{ type: 'control_response', response: { subtype: 'error', request_id: request.request_id, error: 'Unsupported control request: can_use_tool' } }])
+    expect(written).toEqual([
+      { type: 'control_response', response: { subtype: 'error', request_id: request.request_id, error: 'Unsupported control request: can_use_tool' } },
+    ])
   })
 })

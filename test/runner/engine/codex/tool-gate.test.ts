@@ -10,10 +10,16 @@ import { until } from '../../../fixtures/until.ts'
 /** A PreToolUse hook's stdin as Codex 0.169.0 writes it for a shell call. */
 const HOOK = JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'touch canary' }, tool_use_id: 'call_1', cwd: '/w' })
 const CALL = { toolName: 'Bash', input: { command: 'touch canary' }, toolUseId: 'call_1', cwd: '/w' }
-const waf = (decision: 'allow' | 'deny'): ToolGate => ({ timeoutSeconds: 5, check: () => (decision === 'allow' ? { decision } : { decision, reason: 'WAF: no' }) })
+const waf = (decision: 'allow' | 'deny'): ToolGate => ({
+  timeoutSeconds: 5,
+  check: () => (decision === 'allow' ? { decision } : { decision, reason: 'WAF: no' }),
+})
 
 /** An approver answering `answer`, recording each ask and its signal. */
-function person(answer: PermissionAnswer | (() => Promise<PermissionAnswer>), asked: { ask: PermissionAsk; signal?: AbortSignal | undefined }[] = []): Approver {
+function person(
+  answer: PermissionAnswer | (() => Promise<PermissionAnswer>),
+  asked: { ask: PermissionAsk; signal?: AbortSignal | undefined }[] = [],
+): Approver {
   return {
     permission: (ask, signal) => {
       asked.push({ ask, signal })
@@ -28,10 +34,22 @@ const DENY: PermissionAnswer = { behavior: 'deny', message: 'The person denied t
 describe('codex tool gate - the WAF, then a person', () => {
   it.each([
     { name: 'WAF allows, person allows → allow', gate: waf('allow'), answer: ALLOW, expected: { decision: 'allow' }, asked: 1 },
-    { name: "WAF allows, person denies → deny with the person's message", gate: waf('allow'), answer: DENY, expected: { decision: 'deny', reason: DENY.message }, asked: 1 },
+    {
+      name: "WAF allows, person denies → deny with the person's message",
+      gate: waf('allow'),
+      answer: DENY,
+      expected: { decision: 'deny', reason: DENY.message },
+      asked: 1,
+    },
     { name: 'WAF denies → deny, the person never asked', gate: waf('deny'), answer: ALLOW, expected: { decision: 'deny', reason: 'WAF: no' }, asked: 0 },
     { name: 'no WAF, person allows → allow', gate: undefined, answer: ALLOW, expected: { decision: 'allow' }, asked: 1 },
-    { name: 'an approver that fails → deny', gate: waf('allow'), answer: () => Promise.reject(new Error('gone')), expected: { decision: 'deny', reason: expect.stringContaining('could not be put to a person (gone)') }, asked: 1 },
+    {
+      name: 'an approver that fails → deny',
+      gate: waf('allow'),
+      answer: () => Promise.reject(new Error('gone')),
+      expected: { decision: 'deny', reason: expect.stringContaining('could not be put to a person (gone)') },
+      asked: 1,
+    },
   ])('$name', async ({ gate, answer, expected, asked }) => {
     const asks: { ask: PermissionAsk }[] = []
     const { decision } = await decide({ gate, approver: person(answer, asks) }, HOOK)
@@ -49,7 +67,7 @@ describe('codex tool gate - the WAF, then a person', () => {
     expect(asks).toEqual([])
   })
 
-  it("closing the gate (the CLI exited) withdraws the asks still waiting for a person", async () => {
+  it('closing the gate (the CLI exited) withdraws the asks still waiting for a person', async () => {
     const asks: { ask: PermissionAsk; signal?: AbortSignal | undefined }[] = []
     const socketPath = path.join(os.tmpdir(), `codex-gate-test-${process.pid}.sock`)
     const gate = await CodexToolGate.listen(socketPath, { approver: person(() => new Promise(() => {}), asks) })

@@ -5,7 +5,11 @@ import { GATE_PLUGIN, runArgs, turnEnv } from '../../../../runner/engine/opencod
 describe('opencode args', () => {
   it.each([
     { config: { args: [] }, session: undefined, expected: ['run', '--format', 'json', '--thinking'] },
-    { config: { args: ['--log-level', 'WARN'], model: 'p/m' }, session: 'ses_1', expected: ['--log-level', 'WARN', 'run', '--format', 'json', '--thinking', '--model', 'p/m', '--session', 'ses_1'] },
+    {
+      config: { args: ['--log-level', 'WARN'], model: 'p/m' },
+      session: 'ses_1',
+      expected: ['--log-level', 'WARN', 'run', '--format', 'json', '--thinking', '--model', 'p/m', '--session', 'ses_1'],
+    },
   ])('runArgs $expected', ({ config, session, expected }) => {
     expect(runArgs(config, session)).toEqual(expected)
   })

@@ -52,7 +52,10 @@ const allowAll: ToolGate = { timeoutSeconds: 5, check: () => ({ decision: 'allow
 describe('opencode gate-channel - the runner end of the gate plugin', () => {
   it.each([
     { line: '{"type":"ready"}', message: { kind: 'ready' } },
-    { line: '{"type":"check","id":3,"tool":"bash","callID":"c","args":{"command":"ls"}}', message: { kind: 'check', id: 3, tool: 'bash', callId: 'c', args: { command: 'ls' } } },
+    {
+      line: '{"type":"check","id":3,"tool":"bash","callID":"c","args":{"command":"ls"}}',
+      message: { kind: 'check', id: 3, tool: 'bash', callId: 'c', args: { command: 'ls' } },
+    },
     { line: '{"type":"check","id":"3","tool":"bash"}', message: { kind: 'invalid', line: '{"type":"check","id":"3","tool":"bash"}' } },
     { line: 'nope', message: { kind: 'invalid', line: 'nope' } },
   ])('parseGateLine $line', ({ line, message }) => {
@@ -66,7 +69,9 @@ describe('opencode gate-channel - the runner end of the gate plugin', () => {
 
   it('ready resolves when the plugin says so; each call is announced and decided by the gate with the WAF view', async () => {
     const seen: ToolCall[] = []
-    const { gateChannel, plugin, calls, ask } = channel({ timeoutSeconds: 5, check: (call) => {
+    const { gateChannel, plugin, calls, ask } = channel({
+      timeoutSeconds: 5,
+      check: (call) => {
         seen.push(call)
         return call.toolName === 'Bash' ? { decision: 'deny', reason: 'no shell' } : { decision: 'allow' }
       },
@@ -83,7 +88,16 @@ describe('opencode gate-channel - the runner end of the gate plugin', () => {
   })
 
   it.each([
-    { name: 'a throw', gate: { timeoutSeconds: 5, check: () => { throw new Error('boom') } }, reason: /the check failed: boom/ },
+    {
+      name: 'a throw',
+      gate: {
+        timeoutSeconds: 5,
+        check: () => {
+          throw new Error('boom')
+        },
+      },
+      reason: /the check failed: boom/,
+    },
     { name: 'a rejection', gate: { timeoutSeconds: 5, check: () => Promise.reject(new Error('nope')) }, reason: /the check failed: nope/ },
     { name: 'no answer in time', gate: { timeoutSeconds: 0.05, check: () => new Promise<never>(() => {}) }, reason: /no decision within 0.05 s/ },
   ])('fail-closed - $name is a deny with the reason', async ({ gate, reason }) => {
@@ -129,9 +143,27 @@ describe('opencode gate-channel - the runner end of the gate plugin', () => {
   })
 
   it.each([
-    { name: 'approval_allow Bash(git status*) runs git status', rules: { allow: ['Bash(git status*)'] }, tool: 'bash', args: { command: 'git status --short' }, answer: { allow: true } },
-    { name: 'approval_deny Bash(rm *) denies rm', rules: { deny: ['Bash(rm *)'] }, tool: 'bash', args: { command: 'rm -rf build' }, answer: { allow: false, reason: expect.stringContaining('Bash(rm *)') } },
-    { name: 'approval_allow Edit(src/**) runs an edit under src', rules: { allow: ['Edit(src/**)'] }, tool: 'edit', args: { filePath: 'src/a.ts', oldString: 'a', newString: 'b' }, answer: { allow: true } },
+    {
+      name: 'approval_allow Bash(git status*) runs git status',
+      rules: { allow: ['Bash(git status*)'] },
+      tool: 'bash',
+      args: { command: 'git status --short' },
+      answer: { allow: true },
+    },
+    {
+      name: 'approval_deny Bash(rm *) denies rm',
+      rules: { deny: ['Bash(rm *)'] },
+      tool: 'bash',
+      args: { command: 'rm -rf build' },
+      answer: { allow: false, reason: expect.stringContaining('Bash(rm *)') },
+    },
+    {
+      name: 'approval_allow Edit(src/**) runs an edit under src',
+      rules: { allow: ['Edit(src/**)'] },
+      tool: 'edit',
+      args: { filePath: 'src/a.ts', oldString: 'a', newString: 'b' },
+      answer: { allow: true },
+    },
   ])('approver - rules read OpenCode calls as Claude Code names them: $name', async ({ rules, tool, args, answer }) => {
     const { d, events } = desk(rules)
     const { ask } = channel(allowAll, d)

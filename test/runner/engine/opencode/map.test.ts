@@ -6,7 +6,10 @@ import { OpenCodeTurnMapper } from '../../../../runner/engine/opencode/map.ts'
 
 const recordings = path.resolve(import.meta.dirname, '../../../fakes/recordings/opencode-1.18.33')
 const reference = '/work/shared/reference/opencode'
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '')
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
 const kinds = (outputs: EngineOutput[]) => outputs.map((o) => o.kind)
 
 function mapAll(file: string, announce?: { callId: string; tool: string; input: unknown }) {
@@ -19,10 +22,30 @@ function mapAll(file: string, announce?: { callId: string; tool: string; input: 
 
 describe('opencode map - recorded `opencode run --format json --thinking` turns', () => {
   it.each([
-    { file: `${recordings}/run-json-tool-turn.jsonl`, expected: ['init', 'thinking', 'text', 'tool_use', 'tool_result', 'text'], text: 'Done. The tool said: recorded-ok\n', steps: 2 },
-    { file: `${recordings}/run-json-denied-turn.jsonl`, expected: ['init', 'thinking', 'text', 'tool_use', 'tool_result', 'text'], text: 'Done. The tool said: Blocked by the runtime: recorded denial', steps: 2 },
-    { file: `${recordings}/run-json-text-turn.jsonl`, expected: ['init', 'text'], text: 'Earlier prompts: run: echo recorded-ok | run: rm -rf /tmp/nothing', steps: 1 },
-    { file: `${reference}/opencode-run-format-json-tool-turn.jsonl`, expected: ['init', 'text', 'tool_use', 'tool_result', 'text'], text: 'The file says hello.', steps: 2 },
+    {
+      file: `${recordings}/run-json-tool-turn.jsonl`,
+      expected: ['init', 'thinking', 'text', 'tool_use', 'tool_result', 'text'],
+      text: 'Done. The tool said: recorded-ok\n',
+      steps: 2,
+    },
+    {
+      file: `${recordings}/run-json-denied-turn.jsonl`,
+      expected: ['init', 'thinking', 'text', 'tool_use', 'tool_result', 'text'],
+      text: 'Done. The tool said: Blocked by the runtime: recorded denial',
+      steps: 2,
+    },
+    {
+      file: `${recordings}/run-json-text-turn.jsonl`,
+      expected: ['init', 'text'],
+      text: 'Earlier prompts: run: echo recorded-ok | run: rm -rf /tmp/nothing',
+      steps: 1,
+    },
+    {
+      file: `${reference}/opencode-run-format-json-tool-turn.jsonl`,
+      expected: ['init', 'text', 'tool_use', 'tool_result', 'text'],
+      text: 'The file says hello.',
+      steps: 2,
+    },
     { file: `${reference}/opencode-run-format-json.jsonl`, expected: ['init', 'text'], text: 'Hello from fake OpenAI', steps: 1 },
   ])('$file: outputs in order, a successful result with the steps summed', ({ file, expected, text, steps }) => {
     const { mapper, outputs } = mapAll(file)
@@ -53,16 +76,39 @@ describe('opencode map - recorded `opencode run --format json --thinking` turns'
   it('steps are summed: tokens (reasoning counted as output), cache, cost', () => {
     const mapper = new OpenCodeTurnMapper()
     const step = (input: number, output: number, reasoning: number, cost: number) =>
-      JSON.stringify({ type: 'step_finish', sessionID: 'ses_x', part: { type: 'step-finish', tokens: { input, output, reasoning, cache: { read: 2, write: 1 } }, cost } })
+      JSON.stringify({
+        type: 'step_finish',
+        sessionID: 'ses_x',
+        part: { type: 'step-finish', tokens: { input, output, reasoning, cache: { read: 2, write: 1 } }, cost },
+      })
     mapper.line(step(10, 5, 3, 0.25))
     mapper.line(step(20, 7, 0, 0.5))
-    expect(mapper.result({ code: 0, signal: null }, 0, [])).toMatchObject({ inputTokens: 30, outputTokens: 15, cacheReadInputTokens: 4, cacheCreationInputTokens: 2, cumulativeCostUsd: 0.75, numTurns: 2 })
+    expect(mapper.result({ code: 0, signal: null }, 0, [])).toMatchObject({
+      inputTokens: 30,
+      outputTokens: 15,
+      cacheReadInputTokens: 4,
+      cacheCreationInputTokens: 2,
+      cumulativeCostUsd: 0.75,
+      numTurns: 2,
+    })
   })
 
   it.each([
-    { name: 'an error line', line: JSON.stringify({ type: 'error', sessionID: 'ses_x', error: { name: 'APIError', data: { message: 'model down' } } }), exit: { code: 1, signal: null }, stderr: [], errors: ['model down'] },
+    {
+      name: 'an error line',
+      line: JSON.stringify({ type: 'error', sessionID: 'ses_x', error: { name: 'APIError', data: { message: 'model down' } } }),
+      exit: { code: 1, signal: null },
+      stderr: [],
+      errors: ['model down'],
+    },
     { name: 'a killed process', line: '', exit: { code: null, signal: 'SIGKILL' }, stderr: [], errors: ['the agent CLI was ended by SIGKILL'] },
-    { name: 'a failed exit, stderr kept', line: '', exit: { code: 1, signal: null }, stderr: ['Error: boom'], errors: ['the agent CLI exited with code 1: Error: boom'] },
+    {
+      name: 'a failed exit, stderr kept',
+      line: '',
+      exit: { code: 1, signal: null },
+      stderr: ['Error: boom'],
+      errors: ['the agent CLI exited with code 1: Error: boom'],
+    },
   ])('failed turn - $name', ({ line, exit, stderr, errors }) => {
     const mapper = new OpenCodeTurnMapper()
     if (line !== '') mapper.line(line)
@@ -71,7 +117,10 @@ describe('opencode map - recorded `opencode run --format json --thinking` turns'
 
   it('an unknown session given to --session: conversationNotFound (stderr says so before any line)', () => {
     const mapper = new OpenCodeTurnMapper()
-    expect(mapper.result({ code: 1, signal: null }, 0, ['\u001b[91m\u001b[1mError: \u001b[0mSession not found'])).toMatchObject({ isError: true, conversationNotFound: true })
+    expect(mapper.result({ code: 1, signal: null }, 0, ['\u001b[91m\u001b[1mError: \u001b[0mSession not found'])).toMatchObject({
+      isError: true,
+      conversationNotFound: true,
+    })
   })
 
   it.each([

@@ -107,13 +107,20 @@ class Agent {
   async leftover(): Promise<number[]> {
     let rows = await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)
     // Past the deadline the caller sees which are left (its assertion names them), so the timeout is not an error here.
-    await until(async () => (rows = await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)).length === 0, 'no process of the agent', 10_000, 100).catch(() => {})
+    await until(async () => (rows = await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)).length === 0, 'no process of the agent', 10_000, 100).catch(
+      () => {},
+    )
     return rows.map((r) => r.pid)
   }
 
   /** Resolves once a process of this agent named `name` runs (a tool's command, say); fails after 10 s. */
   running(name: string): Promise<void> {
-    return until(async () => (await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)).some((r) => r.name === name), `a ${name} process of the agent`, 10_000, 20)
+    return until(
+      async () => (await sessionProcesses(undefined, SESSION_TAG_VAR, this.tag)).some((r) => r.name === name),
+      `a ${name} process of the agent`,
+      10_000,
+      20,
+    )
   }
 }
 
