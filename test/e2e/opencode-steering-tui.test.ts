@@ -4,26 +4,22 @@
  * `approval: ask`) running behind the service: its permission dialog opens
  * with the command, and a keypress allows the call.
  */
-import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { opencodeCli } from '../fixtures/opencode-cli.ts'
+import { startOpencodeTui, tmux } from '../fixtures/opencode-tui.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
 import { claudeRow } from './engines/claude.ts'
 import type { EngineFixture } from './engines/row.ts'
-
-const run = promisify(execFile)
-const tmux = (...args: string[]) => run('tmux', args).then((out) => out.stdout)
 
 describe('opencode steering tui - the TUI’s permission dialog answers the real Claude Code CLI', () => {
   const pane = `ar-steer-tui-${process.pid}`
   let fixture: EngineFixture
   let stack: Stack
   let home: string
-  const screen = () => tmux('capture-pane', '-p', '-t', pane)
+  let screen: () => Promise<string>
   /** Waits until the screen shows what `check` expects; the screen is in the failure. */
   const onScreen = (check: (text: string) => void, timeout = 60_000) =>
     vi.waitFor(
@@ -43,30 +39,7 @@ describe('opencode steering tui - the TUI’s permission dialog answers the real
     fixture = await claudeRow.setup()
     stack = await startStack({ engine: { default: 'claude', approval: 'ask', approval_timeout: '120s' }, engines: [fixture.config] })
     home = mkdtempSync(path.join(tmpdir(), 'opencode-steer-tui-'))
-    // A HOME of its own, offline; the pane stays after the TUI exits so a crash is seen on screen.
-    const env = [
-      `HOME=${home}`,
-      `XDG_CONFIG_HOME=${home}/.config`,
-      `XDG_DATA_HOME=${home}/.local/share`,
-      `XDG_CACHE_HOME=${home}/.cache`,
-      `XDG_STATE_HOME=${home}/.local/state`,
-      'OPENCODE_DISABLE_MODELS_FETCH=1',
-      'OPENCODE_DISABLE_AUTOUPDATE=1',
-      'TERM=xterm-256color',
-    ]
-    await tmux(
-      'new-session',
-      '-d',
-      '-s',
-      pane,
-      '-x',
-      '160',
-      '-y',
-      '45',
-      '-c',
-      home,
-      `env ${env.join(' ')} ${opencode} attach ${stack.url}; echo "opencode exited: $?"; sleep 600`,
-    )
+    screen = await startOpencodeTui({ pane, home, opencode, target: stack.url })
   }, 300_000)
   afterAll(async () => {
     await tmux('kill-session', '-t', pane).catch(() => '')

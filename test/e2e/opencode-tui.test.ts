@@ -5,20 +5,17 @@
  * tool call the fake Claude CLI made. A recording proxy between the TUI and
  * the service logs every route the TUI asks for.
  */
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { opencodeCli } from '../fixtures/opencode-cli.ts'
+import { startOpencodeTui, tmux } from '../fixtures/opencode-tui.ts'
 import { startStack, type Stack } from '../fixtures/stack.ts'
 
-const run = promisify(execFile)
 const API_KEY = 'tui-test-key'
-const tmux = (...args: string[]) => run('tmux', args).then((out) => out.stdout)
 
 interface Asked {
   method: string
@@ -47,7 +44,7 @@ describe('opencode tui - `opencode attach` against the service', () => {
   let proxy: Server
   let home: string
 
-  const screen = () => tmux('capture-pane', '-p', '-t', pane)
+  let screen: () => Promise<string>
 
   beforeAll(async () => {
     const opencode = await opencodeCli()
@@ -56,30 +53,7 @@ describe('opencode tui - `opencode attach` against the service', () => {
     proxy = await recordingProxy(stack.url, asked)
     home = mkdtempSync(join(tmpdir(), 'opencode-tui-'))
     const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
-    // A HOME of its own, offline; the pane stays after the TUI exits so a crash is seen on screen.
-    const env = [
-      `HOME=${home}`,
-      `XDG_CONFIG_HOME=${home}/.config`,
-      `XDG_DATA_HOME=${home}/.local/share`,
-      `XDG_CACHE_HOME=${home}/.cache`,
-      `XDG_STATE_HOME=${home}/.local/state`,
-      'OPENCODE_DISABLE_MODELS_FETCH=1',
-      'OPENCODE_DISABLE_AUTOUPDATE=1',
-      'TERM=xterm-256color',
-    ]
-    await tmux(
-      'new-session',
-      '-d',
-      '-s',
-      pane,
-      '-x',
-      '160',
-      '-y',
-      '45',
-      '-c',
-      home,
-      `env ${env.join(' ')} ${opencode} attach ${url} --password ${API_KEY}; echo "opencode exited: $?"; sleep 600`,
-    )
+    screen = await startOpencodeTui({ pane, home, opencode, target: url, attachArgs: ['--password', API_KEY] })
   }, 300_000) // the first run installs the CLI
   afterAll(async () => {
     await tmux('kill-session', '-t', pane).catch(() => '')
