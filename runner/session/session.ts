@@ -135,7 +135,8 @@ export class Session {
 
   /** A person's answer to one of the session's permission requests or questions (throws PERMISSION_NOT_FOUND, ALREADY_ANSWERED, BAD_REQUEST). */
   reply(reply: SteeringReply, by: string | undefined): void {
-    if (!this.#desk) throw new ServiceError('PERMISSION_NOT_FOUND', `session ${this.id} asks nobody anything (its engine's approval is auto)`)
+    // No desk: nothing was asked here (approval auto, or the session came from a runner that died with its requests).
+    if (!this.#desk) throw new ServiceError('PERMISSION_NOT_FOUND', `no permission request or question ${reply.id} waits in session ${this.id}`)
     this.#desk.reply(reply, by)
   }
 

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startNats, type NatsFixture } from '../fixtures/nats-server.ts'
+import { ancestorAmong, processesUnder } from '../fixtures/processes.ts'
 import { startServiceProcess, type ServiceProcess } from '../fixtures/service-process.ts'
 import { WsClient } from '../fixtures/ws-client.ts'
 import { claudeRow } from './engines/claude.ts'
@@ -26,6 +27,7 @@ describe('steering - gateways and a runner over NATS', () => {
   let dir: string
   let config: Record<string, unknown>
   let runner: ServiceProcess
+  let secondRunner: ServiceProcess
   let gatewayA: ServiceProcess
   let gatewayB: ServiceProcess
   const clients: WsClient[] = []
@@ -41,13 +43,13 @@ describe('steering - gateways and a runner over NATS', () => {
       session: { work_dir: path.join(dir, 'sessions'), marker_dir: path.join(dir, 'markers') },
       nats: { url: nats.url, prefix: `steer-${process.pid}-${Date.now()}` },
     }
-    runner = await startServiceProcess('runner', config, dir)
+    ;[runner, secondRunner] = await Promise.all([startServiceProcess('runner', config, dir), startServiceProcess('runner', config, dir)])
     ;[gatewayA, gatewayB] = await Promise.all([startServiceProcess('gateway', config, dir), startServiceProcess('gateway', config, dir)])
   }, 120_000)
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()))
     await Promise.all([gatewayA?.stop(), gatewayB?.stop()])
-    await runner?.stop()
+    await Promise.all([runner?.stop(), secondRunner?.stop()])
     await fixture?.stop()
     await nats?.stop()
     await rm(dir, { recursive: true, force: true })
@@ -93,13 +95,32 @@ describe('steering - gateways and a runner over NATS', () => {
     const [viaA, viaB] = await Promise.all([connect(gatewayA), connect(gatewayB)])
     viaA.send({ type: 'execute', request_id: 'r', session_id: sessionId, prompt: 'run: touch canary' })
     const request = (await viaA.event('permission_request', sessionId, TURN_MS)).permission as { id: string }
-    viaB.send({ type: 'attach', session_id: sessionId })
+    // From the start: the resolution may come before the attach takes effect.
+    viaB.send({ type: 'attach', session_id: sessionId, last_seq: 0 })
     viaA.send({ type: 'permission_reply', request_id: 'a', session_id: sessionId, permission_id: request.id, decision: 'deny' })
     viaB.send({ type: 'permission_reply', request_id: 'b', session_id: sessionId, permission_id: request.id, decision: 'allow_once' })
     const resolved = await viaB.next((msg) => msg.event === 'permission_resolved' && msg.permission_id === request.id)
-    await viaA.next((msg) => msg.session_id === sessionId && isEnd(msg), TURN_MS)
+    // The turn's own end (a refused reply is an error event of the session too).
+    await viaA.next((msg) => msg.request_id === 'r' && isEnd(msg), TURN_MS)
     const refusals = [...viaA.messages, ...viaB.messages].filter((msg) => (msg.request_id === 'a' || msg.request_id === 'b') && msg.event === 'error')
     expect(refusals.map((msg) => (msg.error as { code: string }).code)).toEqual(['ALREADY_ANSWERED'])
     expect(existsSync(canary(sessionId))).toBe(resolved.decision === 'allow_once')
+  })
+
+  it('nats steering - the runner that asked dies: the turn ends RUNNER_LOST, and a late answer is refused clearly by the session\'s new owner', async () => {
+    const sessionId = 'steer-owner-lost'
+    const client = await connect(gatewayB)
+    client.send({ type: 'execute', request_id: 'o', session_id: sessionId, prompt: 'run: touch canary' })
+    const request = (await client.event('permission_request', sessionId, TURN_MS)).permission as { id: string }
+    const [cli] = await processesUnder(path.join(dir, 'sessions', sessionId))
+    const owner = await ancestorAmong(cli!, [runner.child.pid!, secondRunner.child.pid!])
+    const victim = owner === runner.child.pid ? runner : secondRunner
+    await victim.stop('SIGKILL')
+    expect(await client.next((msg) => msg.session_id === sessionId && isEnd(msg), 30_000)).toMatchObject({ event: 'error', error: { code: 'RUNNER_LOST' } })
+    client.send({ type: 'permission_reply', request_id: 'late', session_id: sessionId, permission_id: request.id, decision: 'allow_once' })
+    const refused = await client.next((msg) => msg.request_id === 'late' && msg.event === 'error', 30_000)
+    expect(refused).toMatchObject({ error: { code: 'PERMISSION_NOT_FOUND' } })
+    expect((refused.error as { message: string }).message).toContain(request.id)
+    expect(existsSync(canary(sessionId))).toBe(false)
   })
 })
