@@ -107,7 +107,7 @@ describe('steering - gateways and a runner over NATS', () => {
     expect(existsSync(canary(sessionId))).toBe(resolved.decision === 'allow_once')
   })
 
-  it('nats steering - the runner that asked dies: the turn ends RUNNER_LOST, and a late answer is refused clearly by the session\'s new owner', async () => {
+  it("nats steering - the runner that asked dies: the turn ends RUNNER_LOST, and a late answer is refused clearly by the session's new owner", async () => {
     const sessionId = 'steer-owner-lost'
     const client = await connect(gatewayB)
     client.send({ type: 'execute', request_id: 'o', session_id: sessionId, prompt: 'run: touch canary' })
