@@ -29,7 +29,9 @@ let browser: Browser
 
 beforeAll(async () => {
   fixture = await claudeRow.setup()
-  ;[stack, browser] = await Promise.all([stackOnItsOrigin(), buildConsole().then(() => chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }))])
+  // The service reads the console's bundle when it starts: built first (a fresh checkout has none).
+  await buildConsole()
+  ;[stack, browser] = await Promise.all([stackOnItsOrigin(), chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })])
 }, 120_000)
 
 /** The console's origin must be allowed before the service listens, so the port is chosen first; another process may take it meanwhile: then another. */
