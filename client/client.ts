@@ -1,6 +1,6 @@
 import { ServiceError } from '../contract/errors.ts'
 import type { ClientFrame } from '../contract/frames.ts'
-import { isTurnEnd, ServiceEventSchema, type ServiceEvent } from '../contract/events.ts'
+import { isTurnEnd, ServiceEventSchema, steeringIdOf, type ServiceEvent } from '../contract/events.ts'
 import type { Stats } from '../contract/stats.ts'
 import type { SteeringReply } from '../contract/steering.ts'
 import { DEFAULT_RETRY, FATAL_CODES, RETRYABLE_CODES, retryDelayMs, type RetryPolicy } from './backoff.ts'
@@ -8,7 +8,7 @@ import { EventQueue } from './event-queue.ts'
 import { randomId } from './ids.ts'
 import { SequenceTracker } from './sequence.ts'
 import { Session, type ExecuteOptions, type SessionPort } from './session.ts'
-import { steeringId, type SteeringResolution } from './steering.ts'
+import type { SteeringResolution } from './steering.ts'
 import { SteeringWatch, type PermissionHandler, type QuestionHandler } from './steering-watch.ts'
 import { HandshakeError, webSocketUrl, type OpenSocket, type Socket } from './transport.ts'
 
@@ -325,7 +325,7 @@ export class AgentClient implements SessionPort {
     this.#watch(sessionId).observe(event)
     if (event.event !== 'permission_resolved' && event.event !== 'question_resolved') return
     for (const [requestId, pending] of this.#pending) {
-      if (pending.kind !== 'steer' || pending.sessionId !== sessionId || pending.id !== steeringId(event)) continue
+      if (pending.kind !== 'steer' || pending.sessionId !== sessionId || pending.id !== steeringIdOf(event)) continue
       this.#pending.delete(requestId)
       pending.resolve(event)
     }

@@ -1,7 +1,6 @@
-import type { ServiceEvent } from '../contract/events.ts'
+import { steeringIdOf, type ServiceEvent } from '../contract/events.ts'
 import {
   OpenRequests,
-  steeringId,
   type PermissionRequested,
   type PermissionResolved,
   type QuestionAsked,
@@ -56,9 +55,9 @@ export class SteeringWatch {
       }
       return
     }
-    const settlement = this.#settlements.get(steeringId(change.resolved))
+    const settlement = this.#settlements.get(steeringIdOf(change.resolved))
     if (settlement === undefined) return
-    this.#settlements.delete(steeringId(change.resolved))
+    this.#settlements.delete(steeringIdOf(change.resolved))
     settlement.resolve(change.resolved)
     settlement.controller.abort(change.resolved)
   }
@@ -84,13 +83,13 @@ export class SteeringWatch {
   }
 
   #announced(): SteeringRequest[] {
-    return this.#requests.list().filter((request) => this.#settlements.has(steeringId(request)))
+    return this.#requests.list().filter((request) => this.#settlements.has(steeringIdOf(request)))
   }
 
   #flush(): void {
     this.#flushing = false
     for (const request of this.#waiting.splice(0)) {
-      if (!this.#requests.isOpen(steeringId(request))) continue
+      if (!this.#requests.isOpen(steeringIdOf(request))) continue
       this.#hand(request, this.#permissionHandlers, this.#questionHandlers)
     }
   }
@@ -103,7 +102,7 @@ export class SteeringWatch {
   }
 
   #settlementOf(request: SteeringRequest): Settlement {
-    const id = steeringId(request)
+    const id = steeringIdOf(request)
     let settlement = this.#settlements.get(id)
     if (settlement === undefined) {
       let resolve!: (event: SteeringResolution) => void

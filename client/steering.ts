@@ -1,4 +1,4 @@
-import type { EventOf, ServiceEvent } from '../contract/events.ts'
+import { type EventOf, type ServiceEvent, steeringIdOf } from '../contract/events.ts'
 
 /** A tool call waiting for a person's yes, as its event came. */
 export type PermissionRequested = EventOf<'permission_request'>
@@ -12,20 +12,6 @@ export type SteeringResolution = PermissionResolved | QuestionResolved
 /** What one session event changes about the requests waiting for a person. */
 export type SteeringChange = { opened: SteeringRequest } | { resolved: SteeringResolution; request: SteeringRequest | undefined } | undefined
 
-/** The id a request or its resolution names (`per_…`, `que_…`). */
-export function steeringId(event: SteeringRequest | SteeringResolution): string {
-  switch (event.event) {
-    case 'permission_request':
-      return event.permission.id
-    case 'question':
-      return event.question.id
-    case 'permission_resolved':
-      return event.permission_id
-    case 'question_resolved':
-      return event.question_id
-  }
-}
-
 /**
  * The requests of one session still open, read from its events in order: a
  * request opens, its resolution (from any client, the clock, a rule or the
@@ -38,13 +24,13 @@ export class OpenRequests {
 
   observe(event: ServiceEvent): SteeringChange {
     if (event.event === 'permission_request' || event.event === 'question') {
-      const id = steeringId(event)
+      const id = steeringIdOf(event)
       if (this.#open.has(id) || this.#resolved.has(id)) return undefined
       this.#open.set(id, event)
       return { opened: event }
     }
     if (event.event === 'permission_resolved' || event.event === 'question_resolved') {
-      const id = steeringId(event)
+      const id = steeringIdOf(event)
       if (this.#resolved.has(id)) return undefined
       this.#resolved.add(id)
       const request = this.#open.get(id)

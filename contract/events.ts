@@ -159,6 +159,23 @@ export function isLiveOnly(event: { event: EventName }): boolean {
   return LIVE_ONLY_EVENTS.has(event.event)
 }
 export type EventOf<N extends EventName> = z.output<(typeof Events)[N]>
+
+/** A permission request or question, or its resolution (contract/steering.ts). */
+export type SteeringEvent = EventOf<'permission_request' | 'question' | 'permission_resolved' | 'question_resolved'>
+
+/** The id of the request a steering event opens or settles (`per_…`, `que_…`). */
+export function steeringIdOf(event: SteeringEvent): string {
+  switch (event.event) {
+    case 'permission_request':
+      return event.permission.id
+    case 'question':
+      return event.question.id
+    case 'permission_resolved':
+      return event.permission_id
+    case 'question_resolved':
+      return event.question_id
+  }
+}
 export type ServiceEvent = { [N in EventName]: EventOf<N> }[EventName]
 
 /**

@@ -4,7 +4,8 @@ import { DEFAULT_TENANT } from '../auth/config.ts'
 import type { EventListener } from '../session-hub.ts'
 import { applyEvent, dropTurn, planTurn, type MapResult } from './mapping/apply.ts'
 import { newSessionView, type MapContext, type SessionView, type TurnEnd, type TurnPlan } from './mapping/state.ts'
-import { isSteeringEvent, requestIdOf } from './mapping/steering.ts'
+import { steeringIdOf } from '../../contract/mod.ts'
+import { isSteeringEvent } from './mapping/steering.ts'
 import type { RequestIndex } from './request-index.ts'
 import type { OpencodeEvent } from './schemas/event.ts'
 import type { MessageWithParts } from './schemas/message.ts'
@@ -56,7 +57,7 @@ export class MessageStore {
       sessionID,
       (event, _json, replayed) => {
         try {
-          if (isSteeringEvent(event)) this.#deps.requests?.remember(requestIdOf(event), sessionID)
+          if (isSteeringEvent(event)) this.#deps.requests?.remember(steeringIdOf(event), sessionID)
           // History builds the view; only what happens now is published again.
           this.#apply(entry, applyEvent(entry.view, event, this.#deps.ctx), !replayed)
         } catch (err) {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino'
-import { toServiceError, type ServiceEvent } from '../../../contract/mod.ts'
+import { steeringIdOf, toServiceError, type ServiceEvent } from '../../../contract/mod.ts'
 import type { Runners } from '../../runners.ts'
 import type { ChatSession } from '../sessions.ts'
 import { replyErrorText, requestText, resolvedText } from './messages.ts'
@@ -40,7 +40,7 @@ export class ChatSteering {
     if (event.event === 'permission_request') this.#add(session, { kind: 'permission', request: event.permission })
     else if (event.event === 'question') this.#add(session, { kind: 'question', request: event.question })
     else if (event.event === 'permission_resolved' || event.event === 'question_resolved') {
-      const id = event.event === 'permission_resolved' ? event.permission_id : event.question_id
+      const id = steeringIdOf(event)
       const at = this.#remove(sessionId, id)
       if (at === -1) {
         // Not open here: a rule decided it, or this conversation's own answer (on its way, or delivered) settled it.

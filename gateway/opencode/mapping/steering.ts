@@ -1,4 +1,4 @@
-import type { EventOf, ServiceEvent } from '../../../contract/mod.ts'
+import type { ServiceEvent, SteeringEvent } from '../../../contract/mod.ts'
 import type { PermissionTool } from '../schemas/steering.ts'
 import { emit, type MapResult } from './out.ts'
 import { replyOfDecision, toPermission, toQuestion } from './requests.ts'
@@ -17,26 +17,12 @@ import type { MapContext, SessionView } from './state.ts'
  *                         a cancelled session: permission.replied reject, question.rejected
  */
 
-export type SteeringEvent = EventOf<'permission_request' | 'permission_resolved' | 'question' | 'question_resolved'>
+export type { SteeringEvent }
 
 const STEERING = new Set<string>(['permission_request', 'permission_resolved', 'question', 'question_resolved'])
 
 export function isSteeringEvent(event: ServiceEvent): event is SteeringEvent {
   return STEERING.has(event.event)
-}
-
-/** The request id a steering event is about. */
-export function requestIdOf(event: SteeringEvent): string {
-  switch (event.event) {
-    case 'permission_request':
-      return event.permission.id
-    case 'permission_resolved':
-      return event.permission_id
-    case 'question':
-      return event.question.id
-    case 'question_resolved':
-      return event.question_id
-  }
 }
 
 /** The tool name of Claude Code's question tool, whose call a question answers. */
