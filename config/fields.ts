@@ -7,29 +7,34 @@ import { parseDuration } from './duration.ts'
  * service/config/schema.ts gathers into one. A leaf: it imports no other part of the project.
  */
 
+const DurationInput = z.union([z.string(), z.number()], { error: 'expected a duration such as 500ms, 30s, 5m or 1h30m' })
+
 /**
  * A duration (`500ms`, `30s`, `5m`, `1h30m`), milliseconds once parsed; `0` means off unless `allowZero` is false.
  * YAML turns a bare `0` into a number: it is the same as `"0"`. Any other bare number is refused, since its
  * unit would be a guess (seconds? milliseconds?); the message says to write the unit.
  */
 export const DurationField = (fallback: string, { allowZero = true }: { allowZero?: boolean } = {}) =>
-  z
-    .union([z.string(), z.number()], { error: 'expected a duration such as 500ms, 30s, 5m or 1h30m' })
-    .default(fallback)
-    .transform((value, ctx) => {
-      const hint = `use e.g. 500ms, 30s, 5m, 1h30m${allowZero ? ', or 0 for off' : '; must be above 0'}`
-      if (typeof value === 'number' && value !== 0) {
-        ctx.addIssue({ code: 'custom', message: `invalid duration ${value}: a number needs a unit, e.g. "${value}s" or "${value}ms" (${hint})` })
-        return z.NEVER
-      }
-      const text = typeof value === 'number' ? '0' : value
-      const ms = parseDuration(text)
-      if (ms === undefined || (ms === 0 && !allowZero)) {
-        ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)} (${hint})` })
-        return z.NEVER
-      }
-      return ms
-    })
+  DurationInput.default(fallback).transform((value, ctx) => toDuration(value, allowZero, ctx))
+
+/** A duration with no default: absent stays undefined (a setting that falls back to another key), present is read as DurationField reads it. */
+export const OptionalDurationField = ({ allowZero = true }: { allowZero?: boolean } = {}) =>
+  DurationInput.optional().transform((value, ctx) => (value === undefined ? undefined : toDuration(value, allowZero, ctx)))
+
+function toDuration(value: string | number, allowZero: boolean, ctx: z.RefinementCtx): number {
+  const hint = `use e.g. 500ms, 30s, 5m, 1h30m${allowZero ? ', or 0 for off' : '; must be above 0'}`
+  if (typeof value === 'number' && value !== 0) {
+    ctx.addIssue({ code: 'custom', message: `invalid duration ${value}: a number needs a unit, e.g. "${value}s" or "${value}ms" (${hint})` })
+    return z.NEVER
+  }
+  const text = typeof value === 'number' ? '0' : value
+  const ms = parseDuration(text)
+  if (ms === undefined || (ms === 0 && !allowZero)) {
+    ctx.addIssue({ code: 'custom', message: `invalid duration ${JSON.stringify(value)} (${hint})` })
+    return z.NEVER
+  }
+  return ms
+}
 
 const SIZE_UNITS = { b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3 } as const
 const SIZE = /^(\d+)\s*(b|kib|mib|gib|kb|mb|gb)?$/i

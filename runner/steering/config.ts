@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DurationField } from '../../config/fields.ts'
+import { DurationField, OptionalDurationField } from '../../config/fields.ts'
 import type { ApprovalPolicy } from './policy.ts'
 import { parseApprovalRule, type ApprovalRule } from './rules.ts'
 
@@ -24,24 +24,9 @@ export const ApprovalMode = z.enum(['auto', 'ask'])
  */
 export const EngineApprovalFields = {
   approval: ApprovalMode.optional(),
-  approval_timeout: optionalDuration(),
+  approval_timeout: OptionalDurationField({ allowZero: false }),
   approval_allow: RuleList.optional(),
   approval_deny: RuleList.optional(),
-}
-
-/** A duration with no default: absent stays absent (the section's value applies), present is checked as DurationField checks it. */
-function optionalDuration() {
-  const field = DurationField('5m', { allowZero: false })
-  return z
-    .union([z.string(), z.number()])
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined) return undefined
-      const parsed = field.safeParse(value)
-      if (parsed.success) return parsed.data
-      ctx.addIssue({ code: 'custom', message: parsed.error.issues[0]!.message })
-      return z.NEVER
-    })
 }
 
 /** The defaults in the `engine` section. */
