@@ -23,25 +23,13 @@ export interface SteeringDeskOptions {
   now?(): number
 }
 
-type Pending =
-  | {
-      kind: 'permission'
-      request: PermissionRequest
-      ask: PermissionAsk
-      settle(answer: PermissionAnswer): void
-      timer: NodeJS.Timeout
-      since: number
-      cleanup(): void
-    }
-  | {
-      kind: 'question'
-      request: QuestionRequest
-      ask: QuestionAsk
-      settle(answer: QuestionAnswer): void
-      timer: NodeJS.Timeout
-      since: number
-      cleanup(): void
-    }
+/** A request as it is asked: what the person is asked, and how the engine's ask is settled. */
+type Asked =
+  | { kind: 'permission'; request: PermissionRequest; ask: PermissionAsk; settle(answer: PermissionAnswer): void }
+  | { kind: 'question'; request: QuestionRequest; ask: QuestionAsk; settle(answer: QuestionAnswer): void }
+
+/** An asked request while it waits: its expiry timer, when it began, and what undoes its abort listener. */
+type Pending = Asked & { timer: NodeJS.Timeout; since: number; cleanup(): void }
 
 /** How many settled ids a session remembers, to tell ALREADY_ANSWERED from PERMISSION_NOT_FOUND. */
 const SETTLED_KEPT = 1_000
@@ -156,12 +144,7 @@ export class SteeringDesk implements Approver {
     for (const entry of [...this.#pending.values()]) this.#expire(entry, 'turn_ended')
   }
 
-  #wait(
-    partial:
-      | { kind: 'permission'; request: PermissionRequest; ask: PermissionAsk; settle(answer: PermissionAnswer): void }
-      | { kind: 'question'; request: QuestionRequest; ask: QuestionAsk; settle(answer: QuestionAnswer): void },
-    signal?: AbortSignal,
-  ): void {
+  #wait(partial: Asked, signal?: AbortSignal): void {
     const onAbort = () => this.#expire(entry, 'turn_ended')
     const timer = setTimeout(() => this.#expire(entry, 'timeout'), Math.max(0, partial.request.expires_at - this.#now()))
     timer.unref?.()
